@@ -1,0 +1,559 @@
+"""The ``lazify`` command line: ``check``, ``rewrite``, ``diff``, ``run``, ``compile``.
+
+``check`` never executes the code it reports on: it reads, parses and plans each file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import io
+import json
+import os
+import sys
+from typing import Sequence
+
+#: Directory names that ``check`` never descends into when walking a tree (hidden
+#: directories, such as ``.git`` and ``.tox``, are skipped too).
+SKIP_DIRS = frozenset({".git", "__pycache__", ".venv", "venv", "build", "dist", "node_modules"})
+
+UNUSED_WARNING = (
+    "unused: its import-time side effects will not happen; keep it eager with "
+    "`with lazify.eager_imports():` or `excluding`"
+)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``lazify`` command line and return its exit code."""
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    return args.func(args)
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="lazify",
+        description="PEP 690 lazy imports for stock CPython.",
+    )
+    parser.add_argument("--version", action="version", version=f"lazify {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser(
+        "check",
+        help="report every import: lazy or eager, and why (never runs the code)",
+        description="Report, for every name an import statement binds, whether lazify makes "
+        "it lazy or keeps it eager, and why. Never executes the files.",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files or directories (recursive)")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    p.add_argument(
+        "--excluding",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="module whose own imports stay eager, as install(excluding=...) (repeatable)",
+    )
+    p.set_defaults(func=_cmd_check)
+
+    p = sub.add_parser(
+        "rewrite",
+        help="print the rewritten source (or write a rewritten tree with -o)",
+        description="Print the source lazify's rewrite produces, comments and formatting "
+        "kept; with -o, write the rewritten tree of a directory under OUT.",
+    )
+    p.add_argument("path", metavar="PATH", help="a file or a directory")
+    p.add_argument("-o", "--output", metavar="OUT", default=None, help="write a tree here")
+    p.set_defaults(func=_cmd_rewrite)
+
+    p = sub.add_parser(
+        "diff",
+        help="unified diff original -> rewritten",
+        description="Print a unified diff from the original to the rewritten source of every "
+        "changed file; with --check DIR, exit 1 when the rewritten output differs from DIR.",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
+    p.add_argument("--check", metavar="DIR", default=None, help="compare with a reviewed tree")
+    p.set_defaults(func=_cmd_diff)
+
+    p = sub.add_parser(
+        "run",
+        help="run a script or module with global lazy imports (the PEP's -L)",
+        description="Run a script (like `python SCRIPT ARGS`) or a module (like "
+        "`python -m MODULE ARGS`) with lazify's import hook in global mode.",
+    )
+    p.add_argument("-m", dest="module", action="store_true", help="TARGET is a module name")
+    p.add_argument("target", metavar="TARGET", help="script path, or module name with -m")
+    p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="passed on as sys.argv[1:]")
+    p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser(
+        "compile",
+        help="write the rewritten bytecode cache ahead of time",
+        description="Write lazify's bytecode cache for files or trees ahead of time "
+        "(a Docker build step, a read-only venv).",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
+    p.add_argument(
+        "--hash", dest="hash_based", action="store_true", help="checked-hash pycs (not mtime)"
+    )
+    p.set_defaults(func=_cmd_compile)
+    return parser
+
+
+def _version() -> str:
+    try:
+        from lazify import __version__
+    except ImportError:  # the lead's package __init__ is not there yet
+        return "0.1.0"
+    return __version__
+
+
+# --------------------------------------------------------------------------- check
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    """``lazify check``: static report; exit 1 when a file could not be analysed."""
+    from lazify import _plan
+
+    excluding = frozenset(args.excluding) or None
+    strict = os.environ.get("LAZIFY_STRICT", "") not in ("", "0")
+    results = [_check_file(path, _plan, excluding, strict) for path in _iter_files(args.paths)]
+    if args.format == "json":
+        json.dump(_json_report(results), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        _print_text_report(results, sys.stdout)
+    return 1 if any(r["error"] is not None for r in results) else 0
+
+
+def _iter_files(paths: Sequence[str]):
+    """Yield the Python files named by *paths*, walking directories, each file once."""
+    seen: set[str] = set()
+    for path in paths:
+        if os.path.isdir(path):
+            found = _walk(path)
+        else:
+            # An explicit file is always analysed, whatever its name; a missing one is
+            # reported by _check_file.
+            found = [path]
+        for f in found:
+            key = os.path.realpath(f)
+            if key not in seen:
+                seen.add(key)
+                yield f
+
+
+def _walk(top: str) -> list[str]:
+    out = []
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if d not in SKIP_DIRS
+            and not d.startswith(".")
+            and not os.path.exists(os.path.join(dirpath, d, "pyvenv.cfg"))
+        )
+        out.extend(
+            os.path.normpath(os.path.join(dirpath, f)) for f in sorted(filenames) if f.endswith(".py")
+        )
+    return out
+
+
+def module_name_for(path: str) -> tuple[str, bool]:
+    """Return ``(module, is_package)`` for a source file, from ``__init__.py`` files above it.
+
+    ``pkg/sub/mod.py`` with ``pkg/__init__.py`` and ``pkg/sub/__init__.py`` is ``pkg.sub.mod``;
+    ``pkg/__init__.py`` is the package ``pkg``. A file outside any package is its stem, and a
+    name that is not an identifier gives ``""`` (relative imports then keep their dots).
+    """
+    path = os.path.abspath(path)
+    directory, filename = os.path.split(path)
+    stem = filename.rpartition(".")[0] if "." in filename else filename
+    is_package = stem == "__init__"
+    parts = [] if is_package else [stem]
+    if not is_package and not stem.isidentifier():
+        return "", False
+    while os.path.isfile(os.path.join(directory, "__init__.py")):
+        directory, name = os.path.split(directory)
+        if not name.isidentifier():
+            break
+        parts.append(name)
+        if not name:
+            break
+    if is_package and not parts:
+        return "", True
+    return ".".join(reversed(parts)), is_package
+
+
+def _check_file(path: str, _plan, excluding, strict: bool) -> dict:
+    module, is_package = module_name_for(path)
+    result = {"path": path, "module": module, "error": None, "sites": ()}
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        result["error"] = f"{type(e).__name__}: {e.strerror or e}"
+        return result
+    try:
+        # compile() on the bytes: the coding cookie, BOM and every error are exactly
+        # compile()'s, so a file reported here is a file Python cannot import either.
+        tree = compile(data, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as e:
+        where = f" (line {e.lineno})" if e.lineno else ""
+        result["error"] = f"{type(e).__name__}: {e.msg}{where}"
+        return result
+    except (ValueError, RecursionError, MemoryError, OverflowError) as e:
+        # ValueError: null bytes before 3.12, undecodable source (UnicodeDecodeError).
+        result["error"] = f"{type(e).__name__}: {e}"
+        return result
+    source = _decode(data)
+    try:
+        plan = _plan.plan_module(
+            tree, module=module, is_package=is_package, excluding=excluding, source=source
+        )
+    except Exception as e:
+        if strict:
+            raise
+        result["error"] = f"lazify internal error: {type(e).__name__}: {e} (please report it)"
+        return result
+    result["sites"] = plan.imports
+    return result
+
+
+def _decode(data: bytes) -> str | None:
+    import importlib.util
+
+    try:
+        return importlib.util.decode_source(data)
+    except (SyntaxError, ValueError, LookupError):
+        return None
+
+
+def _rows(result: dict):
+    """Yield ``(site, imported_name)`` for every name bound in a file, in source order."""
+    for site in result["sites"]:
+        for name in site.names:
+            yield site, name
+
+
+def _json_report(results: list[dict]) -> dict:
+    files = []
+    for r in results:
+        imports = [
+            {
+                "line": site.span[0],
+                "col": site.span[1],
+                "statement": site.statement,
+                "name": n.name,
+                "module": n.module,
+                "verdict": "lazy" if n.lazy else "eager",
+                "reason": None if n.reason is None else _reason_code(n.reason),
+                "used_at_import": n.used_at_import,
+                "unused": bool(n.unused),
+            }
+            for site, n in _rows(r)
+        ]
+        files.append({"path": r["path"], "module": r["module"], "error": r["error"], "imports": imports})
+    return {"files": files, "summary": _summary(results)}
+
+
+def _reason_code(reason) -> str:
+    return getattr(reason, "value", reason)
+
+
+def _reason_words(reason) -> str:
+    return getattr(reason, "words", None) or str(_reason_code(reason))
+
+
+def _summary(results: list[dict]) -> dict:
+    by_reason: dict[str, int] = {}
+    imports = lazy = used_at_import = unused = 0
+    for r in results:
+        for _site, n in _rows(r):
+            imports += 1
+            if n.lazy:
+                lazy += 1
+                used_at_import += n.used_at_import is not None
+                unused += bool(n.unused)
+            else:
+                code = _reason_code(n.reason) if n.reason is not None else "unknown"
+                by_reason[code] = by_reason.get(code, 0) + 1
+    return {
+        "files": len(results),
+        "files_failed": sum(r["error"] is not None for r in results),
+        "imports": imports,
+        "lazy": lazy,
+        "eager": imports - lazy,
+        "eager_by_reason": dict(sorted(by_reason.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "lazy_used_at_import": used_at_import,
+        "lazy_unused": unused,
+    }
+
+
+def _print_text_report(results: list[dict], out: io.TextIOBase) -> None:
+    for r in results:
+        if r["error"] is not None:
+            out.write(f"{r['path']}: error: {r['error']}\n\n")
+            continue
+        rows = []
+        for site, n in _rows(r):
+            where = f"{r['path']}:{site.span[0]}"
+            statement = site.statement
+            if len(site.names) > 1:
+                statement += f"  [{n.name}]"
+            if n.lazy:
+                notes = []
+                if n.used_at_import is not None:
+                    notes.append(f"used at import time (line {n.used_at_import})")
+                if n.unused:
+                    notes.append(UNUSED_WARNING)
+                rows.append((where, statement, "lazy", "; ".join(notes)))
+            else:
+                words = _reason_words(n.reason) if n.reason is not None else ""
+                rows.append((where, statement, "eager", words))
+        if not rows:
+            continue
+        w0 = max(len(row[0]) for row in rows)
+        w1 = max(len(row[1]) for row in rows)
+        for where, statement, verdict, why in rows:
+            line = f"{where:<{w0}}  {statement:<{w1}}  {verdict:<5}  {why}"
+            out.write(line.rstrip() + "\n")
+        out.write("\n")
+    s = _summary(results)
+    out.write(f"{s['files']} file{'s' if s['files'] != 1 else ''}, ")
+    out.write(f"{s['imports']} import{'s' if s['imports'] != 1 else ''}: ")
+    out.write(f"{s['lazy']} lazy, {s['eager']} eager\n")
+    if s["eager_by_reason"]:
+        reasons = ", ".join(f"{code} {count}" for code, count in s["eager_by_reason"].items())
+        out.write(f"eager by reason: {reasons}\n")
+    if s["lazy_used_at_import"] or s["lazy_unused"]:
+        out.write(
+            f"lazy but used at import time: {s['lazy_used_at_import']}; "
+            f"lazy and unused: {s['lazy_unused']}\n"
+        )
+    failed = [r["path"] for r in results if r["error"] is not None]
+    out.write(f"files that failed: {len(failed)}\n")
+    for path in failed:
+        out.write(f"  {path}\n")
+
+
+# ------------------------------------------------------------------- rewrite / diff
+
+
+def _cmd_rewrite(args: argparse.Namespace) -> int:
+    """``lazify rewrite``: implemented in lazify._diff (libcst emitter)."""
+    from lazify._diff import cmd_rewrite
+
+    return cmd_rewrite(args)
+
+
+def _cmd_diff(args: argparse.Namespace) -> int:
+    """``lazify diff``: implemented in lazify._diff (libcst emitter)."""
+    from lazify._diff import cmd_diff
+
+    return cmd_diff(args)
+
+
+# ----------------------------------------------------------------------- compile
+
+
+def _cmd_compile(args: argparse.Namespace) -> int:
+    """``lazify compile``: write lazify's bytecode cache ahead of time."""
+    from lazify._hook import compile_paths
+
+    result = compile_paths(args.paths, hash_based=args.hash_based)
+    if isinstance(result, bool):
+        return 0 if result else 1
+    if isinstance(result, int):
+        return result
+    return 0
+
+
+# --------------------------------------------------------------------------- run
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    """``lazify run``: run a script or module like ``python``, with global lazy imports."""
+    from lazify._config import ConfigError, load_config
+
+    start = os.getcwd() if args.module else os.path.dirname(os.path.abspath(args.target))
+    try:
+        config = load_config(start)
+    except ConfigError as e:
+        print(f"lazify run: {e}", file=sys.stderr)
+        return 2
+    if config.enabled:
+        # lazify._hook is helper "hook"'s module.
+        from lazify import _hook
+
+        if config.excluding:
+            _hook.install(enabled=True, excluding=frozenset(config.excluding))
+        else:
+            _hook.install(enabled=True)
+    if args.module:
+        return _run_module(args.target, args.args)
+    return _run_script(args.target, args.args, rewrite=config.enabled)
+
+
+def _set_path0(directory: str) -> None:
+    # What python itself does for `python script.py` / `python -m mod`, unless -I or -P
+    # (safe_path, 3.11+) told it not to put that directory on sys.path.
+    if sys.flags.isolated or getattr(sys.flags, "safe_path", False):
+        return
+    if sys.path:
+        sys.path[0] = directory
+    else:
+        sys.path.insert(0, directory)
+
+
+def _run_module(name: str, argv: list[str]) -> int:
+    import importlib.util
+    import runpy
+
+    _set_path0(os.getcwd())
+    sys.argv = [name, *argv]  # runpy replaces argv[0] with the module's file
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError) as e:
+        print(f"lazify run: {e}", file=sys.stderr)
+        return 1
+    except BaseException as e:  # a parent package failed while being imported
+        return _report(e)
+    if spec is None:
+        print(f"lazify run: No module named {name}", file=sys.stderr)
+        return 1
+    try:
+        runpy.run_module(name, run_name="__main__", alter_sys=True)
+    except ImportError as e:
+        if _raised_in(e, runpy.__file__):
+            # runpy's own "cannot be directly executed" and the like: python -m prints
+            # just the message.
+            print(f"lazify run: {e}", file=sys.stderr)
+            return 1
+        return _report(e)
+    except BaseException as e:
+        return _report(e)
+    return 0
+
+
+def _raised_in(exc: BaseException, filename: str) -> bool:
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return os.path.abspath(tb.tb_frame.f_code.co_filename) == os.path.abspath(filename)
+
+
+def _run_script(path: str, argv: list[str], *, rewrite: bool = True) -> int:
+    import runpy
+
+    if not os.path.exists(path):
+        print(
+            f"lazify run: can't open file {os.path.abspath(path)!r}: "
+            "[Errno 2] No such file or directory",
+            file=sys.stderr,
+        )
+        return 2
+    sys.argv = [path, *argv]
+    if os.path.isdir(path) or not os.path.isfile(path) or _is_zip(path):
+        # A directory or zip with __main__.py: runpy imports it through the import
+        # system, so the hook rewrites it; runpy puts *path* on sys.path itself.
+        _set_path0(path)
+        try:
+            runpy.run_path(path, run_name="__main__")
+        except BaseException as e:
+            return _report(e)
+        return 0
+    _set_path0(os.path.dirname(os.path.realpath(path)))
+    try:
+        code = _script_code(os.path.abspath(path), rewrite=rewrite)
+    except BaseException as e:
+        return _report(e)
+    import types
+
+    import builtins
+    import importlib.machinery
+
+    main = types.ModuleType("__main__")
+    # As `python script.py` (3.9+): an absolute __file__, no __spec__, argv[0] as given.
+    main.__file__ = os.path.abspath(path)
+    main.__cached__ = None
+    main.__loader__ = importlib.machinery.SourceFileLoader("__main__", main.__file__)
+    main.__builtins__ = builtins
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = main
+    try:
+        exec(code, main.__dict__)
+    except BaseException as e:
+        return _report(e)
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
+    return 0
+
+
+def _is_zip(path: str) -> bool:
+    import zipfile
+
+    try:
+        return zipfile.is_zipfile(path)
+    except OSError:
+        return False
+
+
+def _script_code(path: str, *, rewrite: bool = True):
+    """Compile the main script with lazify's rewrite.
+
+    ``python script.py`` compiles the main script outside the import system, so no hook
+    sees it; ``run`` rewrites it here instead (module ``__main__``).
+    """
+    with open(path, "rb") as f:
+        source = f.read()
+    transform = None
+    if rewrite:
+        from lazify._emit_ast import transform
+    if transform is not None:
+        try:
+            return transform(source, path, module="__main__", is_package=False)
+        except SyntaxError:
+            raise
+        except Exception as e:
+            if os.environ.get("LAZIFY_STRICT", "") not in ("", "0"):
+                raise
+            import warnings
+
+            warnings.warn(
+                f"lazify could not rewrite {path} ({type(e).__name__}: {e}); running it "
+                "with eager imports",
+                RuntimeWarning,
+                stacklevel=1,
+            )
+    return compile(source, path, "exec", dont_inherit=True)
+
+
+def _report(exc: BaseException) -> int:
+    """Handle an exception from the target the way the interpreter would; return the code."""
+    if isinstance(exc, SystemExit):
+        code = exc.code
+        if code is None:
+            return 0
+        if isinstance(code, int):
+            return code
+        print(code, file=sys.stderr)
+        return 1
+    tb = exc.__traceback__
+    # Drop lazify's and runpy's own frames, so that the traceback starts at the user's code
+    # as it does under plain `python`.
+    import runpy
+
+    own = {os.path.normcase(os.path.abspath(f)) for f in (__file__, runpy.__file__)}
+    while tb is not None and os.path.normcase(os.path.abspath(tb.tb_frame.f_code.co_filename)) in own:
+        tb = tb.tb_next
+    sys.excepthook(type(exc), exc, tb)
+    if isinstance(exc, KeyboardInterrupt):
+        return 130
+    return 1
