@@ -1,0 +1,5 @@
+"""``python -m heavyapp``."""
+
+from .cli import main
+
+raise SystemExit(main())

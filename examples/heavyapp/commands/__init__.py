@@ -1,0 +1,1 @@
+"""One module per subcommand; each imports its heavy dependency at the top."""
