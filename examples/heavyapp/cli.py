@@ -6,17 +6,8 @@ import sys
 from . import __version__
 from .commands import dbstats, headers, mail, serve, total, xmlfmt
 
-COMMANDS = {
-    "total": total,
-    "mail": mail,
-    "xml": xmlfmt,
-    "headers": headers,
-    "db": dbstats,
-    "wait": serve,
-}
 
-
-def build_parser() -> argparse.ArgumentParser:
+def build_parser():
     parser = argparse.ArgumentParser(
         prog="heavyapp", description="A small tool whose commands each need a heavy module."
     )
@@ -47,4 +38,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
-    return COMMANDS[args.command].run(args, sys.stdin, sys.stdout)
+    # A table inside the function, not at module level: a module-level table would use
+    # every command module at import time, and nothing could stay lazy.
+    commands = {
+        "total": total,
+        "mail": mail,
+        "xml": xmlfmt,
+        "headers": headers,
+        "db": dbstats,
+        "wait": serve,
+    }
+    return commands[args.command].run(args, sys.stdin, sys.stdout)
