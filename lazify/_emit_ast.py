@@ -1,0 +1,177 @@
+"""AST emitter: apply a Plan to an ``ast.Module``; the import hook's path.
+
+Every generated node takes a position from the code it stands for (the
+import statement, the name it routes), so tracebacks point at the user's
+lines and columns.  Subtrees whose lines hold nothing to change are not
+walked at all.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+
+from ._plan import NAMESPACE, Plan, plan_module
+
+_POSITIONED = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+
+
+def _located(node, span):
+    """Give ``node`` and its children without a position the span."""
+    lineno, col, end_lineno, end_col = span
+    for sub in ast.walk(node):
+        if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:
+            sub.lineno, sub.col_offset = lineno, col
+            sub.end_lineno, sub.end_col_offset = end_lineno, end_col
+    return node
+
+
+def _namespace_call(method, args, span):
+    call = ast.Call(
+        func=ast.Attribute(value=ast.Name(id=NAMESPACE, ctx=ast.Load()),
+                           attr=method, ctx=ast.Load()),
+        args=[ast.Constant(value=arg) for arg in args], keywords=[])
+    return _located(ast.Expr(value=call), span)
+
+
+def header_statements(span):
+    """``from lazify._runtime import __lazy_module__ as __lazy__`` and
+    ``__lazy__ = __lazy__(globals())``."""
+    first = ast.ImportFrom(module="lazify._runtime",
+                           names=[ast.alias(name="__lazy_module__", asname=NAMESPACE)],
+                           level=0)
+    second = ast.Assign(
+        targets=[ast.Name(id=NAMESPACE, ctx=ast.Store())],
+        value=ast.Call(func=ast.Name(id=NAMESPACE, ctx=ast.Load()),
+                       args=[ast.Call(func=ast.Name(id="globals", ctx=ast.Load()),
+                                      args=[], keywords=[])],
+                       keywords=[]))
+    return [_located(first, span), _located(second, span)]
+
+
+def header_index(tree: ast.Module, plan: Plan) -> int:
+    """Index in ``tree.body`` where the header goes (after docstring/futures)."""
+    index = 0
+    body = tree.body
+    while index < len(body) and body[index].end_lineno <= plan.header_after_line:
+        index += 1
+    return index
+
+
+def _site_statements(node, site):
+    """The statements that replace one import statement."""
+    span = site.span
+    lazy = [name.alias for name in site.names if name.lazy]
+    if site.names and site.names[0].alias == "*":
+        module = "." * site.level + site.from_module
+        return [_namespace_call("__lazy_star__", [module], span), node]
+    if not lazy:
+        return [node]
+    out = []
+    eager = [alias for alias, name in zip(node.names, site.names) if not name.lazy]
+    if eager:
+        node.names = eager
+        out.append(node)
+    if site.kind == "import":
+        out.append(_namespace_call("__lazy_import__", lazy, span))
+    else:
+        module = "." * site.level + site.from_module
+        out.append(_namespace_call("__lazy_from__", [module, *lazy], span))
+    return out
+
+
+class _Emitter:
+    def __init__(self, plan: Plan):
+        self.sites = {site.span: site for site in plan.imports
+                      if site.any_lazy or (site.names and site.names[0].alias == "*")}
+        self.refs = {(ref.span[0], ref.span[1]) for ref in plan.references}
+        self.chain = set(plan.chain_after)
+        lines = {span[0] for span in self.sites}
+        lines.update(line for line, _col in self.refs)
+        lines.update(span[0] for span in self.chain)
+        self.lines = sorted(lines)
+
+    def touches(self, node) -> bool:
+        lineno = getattr(node, "lineno", None)
+        if lineno is None:
+            return True
+        lines = self.lines
+        index = bisect.bisect_left(lines, lineno)
+        return index < len(lines) and lines[index] <= node.end_lineno
+
+    def statements(self, body):
+        out = []
+        for stmt in body:
+            if not self.touches(stmt):
+                out.append(stmt)
+                continue
+            span = (stmt.lineno, stmt.col_offset, stmt.end_lineno, stmt.end_col_offset)
+            site = self.sites.get(span) if isinstance(stmt, (ast.Import, ast.ImportFrom)) else None
+            if site is not None:
+                out.extend(_site_statements(stmt, site))
+                continue
+            self.node(stmt)
+            out.append(stmt)
+            if span in self.chain:
+                out.append(_namespace_call("__lazy_chain__", (), span))
+        return out
+
+    def node(self, node):
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                if value and isinstance(value[0], ast.stmt):
+                    setattr(node, field, self.statements(value))
+                    continue
+                for index, item in enumerate(value):
+                    if isinstance(item, ast.AST):
+                        new = self.expression(item)
+                        if new is not item:
+                            value[index] = new
+            elif isinstance(value, ast.AST):
+                new = self.expression(value)
+                if new is not value:
+                    setattr(node, field, new)
+
+    def expression(self, node):
+        if type(node) is ast.Name:
+            if type(node.ctx) is ast.Load and (node.lineno, node.col_offset) in self.refs:
+                span = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+                return _located(ast.Attribute(
+                    value=ast.Name(id=NAMESPACE, ctx=ast.Load()),
+                    attr=node.id, ctx=ast.Load()), span)
+            return node
+        if self.touches(node):
+            self.node(node)
+        return node
+
+
+def emit(tree: ast.Module, plan: Plan) -> ast.Module:
+    """Apply ``plan`` to ``tree`` (in place) and return it."""
+    if not plan.rewrite:
+        return tree
+    emitter = _Emitter(plan)
+    index = header_index(tree, plan)
+    head, rest = tree.body[:index], tree.body[index:]
+    if rest:
+        first = rest[0]
+        span = (first.lineno, first.col_offset, first.lineno, first.col_offset)
+    else:
+        line = max(plan.header_after_line, 1)
+        span = (line, 0, line, 0)
+    tree.body = head + header_statements(span) + emitter.statements(rest)
+    return tree
+
+
+def transform(source, path: str, *, module: str = "", is_package: bool = False,
+              optimize: int = -1):
+    """Source bytes -> rewritten code object (the import hook's cache miss).
+
+    Raises ``SyntaxError`` exactly as ``compile()`` would for bad source.
+    """
+    tree = compile(source, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True,
+                   optimize=optimize)
+    plan = plan_module(tree, module=module, is_package=is_package)
+    if plan.rewrite:
+        tree = emit(tree, plan)
+    return compile(tree, path, "exec", dont_inherit=True, optimize=optimize)

@@ -1,0 +1,855 @@
+"""Planner: decide, for every name an import binds, lazy or eager and why.
+
+Built from ``ast`` plus ``symtable`` (the compiler's own scope analysis); no
+libcst and no importlib here, because the import hook runs this on every
+cache miss.  The output is plain frozen data that both emitters consume and
+never re-decide.  Positions are in ``ast`` terms (1-based lines, UTF-8 byte
+columns).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import sys
+import symtable
+
+from ._reasons import Reason
+
+#: The one identifier the rewrite injects into a module namespace.
+NAMESPACE = "__lazy__"
+
+Span = tuple  # (lineno, col_offset, end_lineno, end_col_offset)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ImportedName:
+    """One name bound by an import statement, with its verdict."""
+
+    #: the name bound in the module namespace (``a`` for ``import a.b.c``)
+    name: str
+    #: the alias as written: ``a.b.c``, ``a.b as x``, ``p``, ``q as r``, ``*``
+    alias: str
+    #: absolute module the statement imports for this name (``a.b.c``;
+    #: ``m`` for ``from m import p``; relative imports resolved when the
+    #: package is known, else kept with their dots)
+    module: str
+    lazy: bool
+    #: why it stays eager; None when lazy
+    reason: Reason | None
+    #: first line where code that runs at import time reads the name
+    used_at_import: int | None
+    #: lazy, and never read anywhere in the module
+    unused: bool
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ImportSite:
+    """One import statement."""
+
+    #: statement span (lineno, col_offset, end_lineno, end_col_offset)
+    span: Span
+    #: "import" or "from"
+    kind: str
+    #: for "from": the module as written without the dots (may be ""), else ""
+    from_module: str
+    #: for "from": the number of leading dots
+    level: int
+    names: tuple[ImportedName, ...]
+    #: the top-level statement index path, e.g. (3,) or (3, "body", 0)
+    #: is not kept: emitters find the statement by span
+
+    @property
+    def statement(self) -> str:
+        """The statement as written, normalised: ``from m import p``."""
+        aliases = ", ".join(n.alias for n in self.names)
+        if self.kind == "import":
+            return f"import {aliases}"
+        return f"from {'.' * self.level}{self.from_module} import {aliases}"
+
+    @property
+    def any_lazy(self) -> bool:
+        return any(n.lazy for n in self.names)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Reference:
+    """A load of a lazily imported global that the rewrite routes."""
+
+    name: str
+    span: Span
+    #: True when it runs at import time (module level, class body, decorator,
+    #: default value, base class), False inside a function or lambda body
+    at_import: bool
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Plan:
+    """Everything an emitter needs, and everything ``check`` reports."""
+
+    module: str
+    is_package: bool
+    imports: tuple[ImportSite, ...]
+    references: tuple[Reference, ...]
+    #: spans of module-level statements (top level or inside top-level
+    #: if/for/while blocks) that bind ``__getattr__`` or ``__dir__``: the
+    #: emitters put a chain call right after each
+    chain_after: tuple[Span, ...]
+    #: end line of the module docstring / last ``from __future__`` statement
+    #: at the top of the module (0 if none): the header goes after it
+    header_after_line: int
+    #: whether the emitters rewrite the module at all
+    rewrite: bool
+
+    @property
+    def lazy_names(self) -> frozenset[str]:
+        return frozenset(n.name for s in self.imports for n in s.names if n.lazy)
+
+
+# --------------------------------------------------------------------------
+# Scope analysis.
+#
+# The compiler's own scope rules, applied to the ``ast``: symtable's layout
+# changes between versions (3.12 inlines comprehensions, adds type-parameter
+# scopes), so matching its tables to AST nodes is brittle; tests check this
+# analysis against symtable instead.
+
+_MODULE, _FUNCTION, _CLASS, _COMPREHENSION = range(4)
+
+_DYNAMIC_CALLS = frozenset({"globals", "vars", "locals", "dir", "eval", "exec"})
+_LAZIFY_NAMESPACE_FUNCS = frozenset({"is_lazy_import", "resolve_all"})
+_HARMLESS_GLOBALS_METHODS = frozenset({"update", "__setitem__"})
+_DEFERS_ALL_ANNOTATIONS = sys.version_info >= (3, 14)
+
+
+class _Scope:
+    __slots__ = ("kind", "parent", "bound", "global_decl", "nonlocal_decl",
+                 "class_first_bind", "stmt_index", "direct", "at_import")
+
+    def __init__(self, kind, parent, at_import):
+        self.kind = kind
+        self.parent = parent
+        self.bound = set()
+        self.global_decl = set()
+        self.nonlocal_decl = set()
+        #: class scopes: name -> index of the first unconditional binding
+        self.class_first_bind = {}
+        #: class scopes: index of the class-body statement being visited
+        self.stmt_index = 0
+        #: class scopes: whether that statement binds unconditionally
+        self.direct = False
+        #: whether code in this scope runs when the module is imported
+        self.at_import = at_import
+
+
+class _Load:
+    __slots__ = ("name", "node", "scope", "class_index")
+
+    def __init__(self, name, node, scope, class_index):
+        self.name = name
+        self.node = node
+        self.scope = scope
+        self.class_index = class_index
+
+
+class _Site:
+    """An import statement found by the walk, before verdicts."""
+
+    __slots__ = ("node", "context", "module_scope", "bindings")
+
+    def __init__(self, node, context, module_scope):
+        self.node = node
+        #: the outermost construct that keeps it eager, or None
+        self.context = context
+        #: whether it binds module-level names (top level, try, with, if ...)
+        self.module_scope = module_scope
+        #: (bound name, alias text, signature) per alias
+        self.bindings = []
+
+
+def _span(node) -> Span:
+    return (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+
+
+def _alias_text(alias: ast.alias) -> str:
+    if alias.asname is None:
+        return alias.name
+    return f"{alias.name} as {alias.asname}"
+
+
+class _Walker:
+    """One pass over the module: bindings, loads, imports, namespace use."""
+
+    def __init__(self, candidates: frozenset, future_annotations: bool):
+        self.candidates = candidates
+        self.future_annotations = future_annotations or _DEFERS_ALL_ANNOTATIONS
+        self.module_scope = _Scope(_MODULE, None, True)
+        self.scope = self.module_scope
+        self.context = []            # stack of eager-making constructs
+        self.sites = []
+        self.loads = []
+        self.module_rebinds = {}     # name -> first line of a non-import binding
+        self.dynamic = None          # first line that reads the namespace dynamically
+        self.annotation_names = set()
+        self.docstring_sources = []
+        self.chain_after = []
+        self.module_stmt = None      # innermost statement at module scope
+        self.harmless_calls = set()  # ids of globals() calls that only write
+        self.uses_reserved = False
+        self.exported = set()
+        self.dispatch = {
+            ast.If: self.visit_block, ast.For: self.visit_block,
+            ast.AsyncFor: self.visit_block, ast.While: self.visit_block,
+            ast.Name: self.visit_Name,
+            ast.FunctionDef: self.visit_FunctionDef,
+            ast.AsyncFunctionDef: self.visit_FunctionDef,
+            ast.Lambda: self.visit_Lambda,
+            ast.ClassDef: self.visit_ClassDef,
+            ast.ListComp: self.visit_comprehension,
+            ast.SetComp: self.visit_comprehension,
+            ast.GeneratorExp: self.visit_comprehension,
+            ast.DictComp: self.visit_comprehension,
+            ast.NamedExpr: self.visit_NamedExpr,
+            ast.Global: self.visit_Global,
+            ast.Nonlocal: self.visit_Nonlocal,
+            ast.Import: self.visit_Import,
+            ast.ImportFrom: self.visit_Import,
+            ast.Try: self.visit_Try,
+            ast.With: self.visit_With,
+            ast.AsyncWith: self.visit_With,
+            ast.ExceptHandler: self.visit_ExceptHandler,
+            ast.Call: self.visit_Call,
+            ast.Subscript: self.visit_Subscript,
+            ast.Attribute: self.visit_Attribute,
+            ast.AnnAssign: self.visit_AnnAssign,
+            ast.MatchAs: self.visit_match_capture,
+            ast.MatchStar: self.visit_match_capture,
+            ast.MatchMapping: self.visit_MatchMapping,
+            ast.Match: self.visit_block,
+            ast.Load: _noop, ast.Store: _noop, ast.Del: _noop,
+        }
+        if sys.version_info >= (3, 11):
+            self.dispatch[ast.TryStar] = self.visit_Try
+        if sys.version_info >= (3, 12):
+            self.dispatch[ast.TypeAlias] = self.visit_TypeAlias
+
+    # -- traversal ---------------------------------------------------------
+
+    def visit(self, node):
+        handler = self.dispatch.get(type(node))
+        if handler is None:
+            self.generic_visit(node)
+        else:
+            handler(node)
+
+    def generic_visit(self, node):
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self.visit(item)
+            elif isinstance(value, ast.AST):
+                self.visit(value)
+
+    def visit_body(self, body):
+        """Visit statements; at module scope, remember the innermost one."""
+        scope = self.scope
+        if scope.kind == _MODULE:
+            outer = self.module_stmt
+            for stmt in body:
+                self.module_stmt = stmt
+                self.visit(stmt)
+            self.module_stmt = outer
+        else:
+            for stmt in body:
+                self.visit(stmt)
+
+    def visit_module(self, tree: ast.Module):
+        self._docstring(tree)
+        self._exports(tree)
+        self.visit_body(tree.body)
+
+    def visit_block(self, node):
+        """if/for/while/match: expressions, then bodies as statement lists."""
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if field in ("body", "orelse"):
+                self.visit_body(value)
+            elif field == "cases":
+                for case in value:
+                    self.visit(case.pattern)
+                    if case.guard is not None:
+                        self.visit(case.guard)
+                    self.visit_body(case.body)
+            elif isinstance(value, ast.AST):
+                self.visit(value)
+
+    def _exports(self, tree):
+        for stmt in tree.body:
+            if isinstance(stmt, (ast.Assign, ast.AugAssign)):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) \
+                        and isinstance(stmt.value, (ast.List, ast.Tuple)):
+                    self.exported.update(
+                        elt.value for elt in stmt.value.elts
+                        if isinstance(elt, ast.Constant) and isinstance(elt.value, str))
+
+    # -- bindings ----------------------------------------------------------
+
+    def bind(self, name: str, lineno: int):
+        scope = self.scope
+        if name == NAMESPACE:
+            self.uses_reserved = True
+        if scope.kind == _COMPREHENSION:
+            scope.bound.add(name)
+            return
+        if scope.kind == _MODULE or name in scope.global_decl:
+            if name in self.candidates:
+                self.module_rebinds.setdefault(name, lineno)
+            if name in ("__getattr__", "__dir__") and scope.kind == _MODULE \
+                    and self.module_stmt is not None:
+                self.chain_after.append(_span(self.module_stmt))
+            return
+        scope.bound.add(name)
+        if scope.kind == _CLASS and scope.direct:
+            scope.class_first_bind.setdefault(name, scope.stmt_index)
+
+    def visit_Name(self, node: ast.Name):
+        name = node.id
+        if type(node.ctx) is ast.Load:
+            if name == NAMESPACE:
+                self.uses_reserved = True
+            if name in self.candidates:
+                scope = self.scope
+                self.loads.append(_Load(name, node, scope, scope.stmt_index))
+        else:
+            self.bind(name, node.lineno)
+
+    def visit_Global(self, node):
+        self.scope.global_decl.update(node.names)
+
+    def visit_Nonlocal(self, node):
+        self.scope.nonlocal_decl.update(node.names)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr):
+        self.visit(node.value)
+        # The target binds in the nearest enclosing non-comprehension scope.
+        scope = self.scope
+        while scope.kind == _COMPREHENSION:
+            scope = scope.parent
+        saved, self.scope = self.scope, scope
+        self.bind(node.target.id, node.lineno)
+        self.scope = saved
+
+    def visit_match_capture(self, node):
+        if node.name is not None:
+            self.bind(node.name, node.lineno)
+        self.generic_visit(node)
+
+    def visit_MatchMapping(self, node):
+        if node.rest is not None:
+            self.bind(node.rest, node.lineno)
+        self.generic_visit(node)
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler):
+        if node.type is not None:
+            self.visit(node.type)
+        if node.name is not None:
+            self.bind(node.name, node.lineno)
+        self.visit_body(node.body)
+
+    # -- scopes ------------------------------------------------------------
+
+    def _enter(self, kind, at_import):
+        scope = _Scope(kind, self.scope, at_import)
+        self.scope = scope
+        return scope
+
+    def _arguments(self, args: ast.arguments, annotations: bool):
+        """Defaults in the current scope; return parameter names."""
+        for default in args.defaults:
+            self.visit(default)
+        for default in args.kw_defaults:
+            if default is not None:
+                self.visit(default)
+        params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+        if args.vararg is not None:
+            params.append(args.vararg)
+        if args.kwarg is not None:
+            params.append(args.kwarg)
+        if annotations:
+            for param in params:
+                if param.annotation is not None:
+                    self.annotation(param.annotation)
+        return [param.arg for param in params]
+
+    def annotation(self, node, *, evaluated=None):
+        """An annotation: a load if evaluated now, else deferred names."""
+        if evaluated is None:
+            evaluated = not self.future_annotations
+        if evaluated:
+            self.visit(node)
+            # String parts are still evaluated later by get_type_hints.
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                    self._string_annotation(sub.value)
+        else:
+            self._deferred_names(node)
+
+    def _deferred_names(self, node):
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name):
+                self.annotation_names.add(sub.id)
+            elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                self._string_annotation(sub.value)
+
+    def _string_annotation(self, text: str):
+        try:
+            expr = ast.parse(text.strip(), mode="eval")
+        except (SyntaxError, ValueError):
+            return
+        self._deferred_names(expr)
+
+    def _type_params(self, node):
+        for param in getattr(node, "type_params", ()) or ():
+            self.generic_visit(param)
+
+    def visit_FunctionDef(self, node):
+        for decorator in node.decorator_list:
+            self.visit(decorator)
+        params = self._arguments(node.args, annotations=True)
+        if node.returns is not None:
+            self.annotation(node.returns)
+        self._type_params(node)
+        self.bind(node.name, node.lineno)
+        outer_context = len(self.context)
+        self.context.append(Reason.FUNCTION)
+        scope = self._enter(_FUNCTION, False)
+        scope.bound.update(params)
+        for param in getattr(node, "type_params", ()) or ():
+            scope.bound.add(param.name)
+        self._docstring(node)
+        self.visit_body(node.body)
+        self.scope = scope.parent
+        del self.context[outer_context:]
+
+    def visit_Lambda(self, node: ast.Lambda):
+        params = self._arguments(node.args, annotations=False)
+        self.context.append(Reason.FUNCTION)
+        scope = self._enter(_FUNCTION, False)
+        scope.bound.update(params)
+        self.visit(node.body)
+        self.scope = scope.parent
+        self.context.pop()
+
+    def visit_ClassDef(self, node: ast.ClassDef):
+        for decorator in node.decorator_list:
+            self.visit(decorator)
+        for base in node.bases:
+            self.visit(base)
+        for keyword in node.keywords:
+            self.visit(keyword.value)
+        self._type_params(node)
+        self.bind(node.name, node.lineno)
+        self.context.append(Reason.CLASS)
+        scope = self._enter(_CLASS, self.scope.at_import)
+        for param in getattr(node, "type_params", ()) or ():
+            scope.bound.add(param.name)
+        self._docstring(node)
+        for index, stmt in enumerate(node.body):
+            scope.stmt_index = index
+            scope.direct = isinstance(stmt, _UNCONDITIONAL_BINDERS)
+            self.visit(stmt)
+            scope.direct = False
+        self.scope = scope.parent
+        self.context.pop()
+
+    def visit_comprehension(self, node):
+        generators = node.generators
+        self.visit(generators[0].iter)
+        scope = self._enter(_COMPREHENSION, self.scope.at_import)
+        for index, gen in enumerate(generators):
+            if index:
+                self.visit(gen.iter)
+            self.visit(gen.target)
+            for cond in gen.ifs:
+                self.visit(cond)
+        if isinstance(node, ast.DictComp):
+            self.visit(node.key)
+            self.visit(node.value)
+        else:
+            self.visit(node.elt)
+        self.scope = scope.parent
+
+    def visit_TypeAlias(self, node):
+        self.visit(node.name)
+        self._type_params(node)
+        scope = self._enter(_FUNCTION, False)
+        for param in node.type_params:
+            scope.bound.add(param.name)
+        self.visit(node.value)
+        self.scope = scope.parent
+
+    def visit_AnnAssign(self, node: ast.AnnAssign):
+        if node.value is not None:
+            self.visit(node.value)
+        if self.scope.kind == _FUNCTION:
+            # ``x: int`` makes x local; the annotation is never evaluated.
+            self.visit(node.target)
+            return
+        if node.value is not None or not isinstance(node.target, ast.Name):
+            self.visit(node.target)  # ``x: int`` alone binds nothing here
+        self.annotation(node.annotation)
+
+    # -- eager-making constructs --------------------------------------------
+
+    def visit_Try(self, node):
+        self.context.append(Reason.TRY)
+        self.visit_body(node.body)
+        for handler in node.handlers:
+            self.visit(handler)
+        self.visit_body(node.orelse)
+        self.visit_body(node.finalbody)
+        self.context.pop()
+
+    def visit_With(self, node):
+        self.context.append(Reason.WITH)
+        for item in node.items:
+            self.visit(item.context_expr)
+            if item.optional_vars is not None:
+                self.visit(item.optional_vars)
+        self.visit_body(node.body)
+        self.context.pop()
+
+    def visit_Import(self, node):
+        scope = self.scope
+        site = _Site(node, self.context[0] if self.context else None,
+                     scope.kind == _MODULE)
+        for alias in node.names:
+            if isinstance(node, ast.Import):
+                if alias.asname is None:
+                    bound = alias.name.partition(".")[0]
+                    signature = ("import", bound)
+                else:
+                    bound = alias.asname
+                    signature = ("import-as", alias.name)
+            else:
+                if alias.name == "*":
+                    site.bindings.append(("*", "*", None))
+                    continue
+                bound = alias.asname or alias.name
+                signature = ("from", node.level, node.module, alias.name)
+            if bound == NAMESPACE:
+                self.uses_reserved = True
+            site.bindings.append((bound, _alias_text(alias), signature))
+            if scope.kind != _MODULE:
+                if bound in scope.global_decl:
+                    # An import in a function that declares the name global
+                    # rebinds the module-level name.
+                    if bound in self.candidates:
+                        self.module_rebinds.setdefault(bound, node.lineno)
+                elif scope.kind != _COMPREHENSION:
+                    scope.bound.add(bound)
+                    if scope.kind == _CLASS and scope.direct:
+                        scope.class_first_bind.setdefault(bound, scope.stmt_index)
+            elif bound in ("__getattr__", "__dir__") and self.module_stmt is not None:
+                self.chain_after.append(_span(self.module_stmt))
+        self.sites.append(site)
+
+    # -- namespace reads -----------------------------------------------------
+
+    def visit_Call(self, node: ast.Call):
+        func = node.func
+        if type(func) is ast.Name and func.id in _DYNAMIC_CALLS \
+                and id(node) not in self.harmless_calls:
+            self._dynamic_call(func.id, node)
+        callee = func.id if type(func) is ast.Name else (
+            func.attr if type(func) is ast.Attribute else None)
+        if callee in _LAZIFY_NAMESPACE_FUNCS:
+            for arg in node.args:
+                if _is_globals_call(arg):
+                    self.harmless_calls.add(id(arg))
+        self.generic_visit(node)
+
+    def _dynamic_call(self, name, node: ast.Call):
+        positional = len(node.args)
+        keywords = {kw.arg for kw in node.keywords}
+        if name == "globals":
+            pass
+        elif name == "vars":
+            if positional or keywords:
+                return
+        elif name in ("locals", "dir"):
+            if positional or keywords or self.scope.kind != _MODULE:
+                return
+        elif name in ("eval", "exec"):
+            if positional >= 2 or "globals" in keywords:
+                return
+        if self.dynamic is None:
+            self.dynamic = node.lineno
+
+    def visit_Subscript(self, node: ast.Subscript):
+        if type(node.ctx) is not ast.Load and _is_globals_call(node.value):
+            self.harmless_calls.add(id(node.value))
+        self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute):
+        if node.attr in _HARMLESS_GLOBALS_METHODS and _is_globals_call(node.value):
+            self.harmless_calls.add(id(node.value))
+        self.generic_visit(node)
+
+    # -- docstrings ----------------------------------------------------------
+
+    def _docstring(self, node):
+        body = node.body
+        if body and isinstance(body[0], ast.Expr) \
+                and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str) \
+                and ">>>" in body[0].value.value:
+            self.docstring_sources.append(body[0].value.value)
+
+
+_UNCONDITIONAL_BINDERS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.FunctionDef,
+                          ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
+
+
+def _noop(node):
+    pass
+
+
+def _is_globals_call(node) -> bool:
+    return (type(node) is ast.Call and type(node.func) is ast.Name
+            and node.func.id == "globals" and not node.args and not node.keywords)
+
+
+def _doctest_names(sources) -> set:
+    """Names read by ``>>>`` examples in docstrings."""
+    names = set()
+    for text in sources:
+        lines = []
+        for line in text.splitlines():
+            stripped = line.lstrip()
+            if stripped.startswith(">>>") or stripped.startswith("..."):
+                lines.append(stripped[4:] if len(stripped) > 3 else "")
+        for chunk in lines:
+            try:
+                tree = ast.parse(chunk)
+            except (SyntaxError, ValueError):
+                names.update(_words(chunk))
+                continue
+            for sub in ast.walk(tree):
+                if isinstance(sub, ast.Name):
+                    names.add(sub.id)
+    return names
+
+
+def _words(text: str):
+    word = []
+    for char in text:
+        if char.isalnum() or char == "_":
+            word.append(char)
+        elif word:
+            yield "".join(word)
+            word = []
+    if word:
+        yield "".join(word)
+
+
+# --------------------------------------------------------------------------
+# The planner.
+
+def _header_after_line(tree: ast.Module) -> int:
+    """End line of the docstring and leading ``from __future__`` imports."""
+    line = 0
+    body = tree.body
+    index = 0
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        line = body[0].end_lineno
+        index = 1
+    while index < len(body) and isinstance(body[index], ast.ImportFrom) \
+            and body[index].module == "__future__" and body[index].level == 0:
+        line = body[index].end_lineno
+        index += 1
+    return line
+
+
+def _module_candidates(tree: ast.Module) -> frozenset:
+    """Names bound by any import statement in the module (a cheap superset)."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                names.add(alias.asname or alias.name.partition(".")[0])
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name != "*":
+                    names.add(alias.asname or alias.name)
+    return frozenset(names)
+
+
+def resolve_module(kind: str, name: str, level: int, package: str) -> str:
+    """Absolute module name for an import, relative ones against ``package``."""
+    if not level:
+        return name
+    if not package:
+        return "." * level + name
+    parts = package.split(".")
+    if level - 1 >= len(parts):
+        return "." * level + name
+    base = ".".join(parts[: len(parts) - (level - 1)])
+    return f"{base}.{name}" if name else base
+
+
+def _is_excluded(module: str, excluding) -> bool:
+    if not excluding or not module:
+        return False
+    parts = module.split(".")
+    for end in range(len(parts), 0, -1):
+        if ".".join(parts[:end]) in excluding:
+            return True
+    return False
+
+
+def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
+                excluding=None, source: str | None = None) -> Plan:
+    """Plan the rewrite of one module: a verdict for every imported name."""
+    future_annotations = any(
+        isinstance(node, ast.ImportFrom) and node.module == "__future__" and node.level == 0
+        and any(alias.name == "annotations" for alias in node.names)
+        for node in tree.body[:20])
+    candidates = _module_candidates(tree)
+    walker = _Walker(candidates, future_annotations)
+    walker.visit_module(tree)
+
+    package = module if is_package else module.rpartition(".")[0]
+    excluded = _is_excluded(module, excluding)
+    doctest_names = _doctest_names(walker.docstring_sources) if walker.docstring_sources else set()
+
+    # Names bound by more than one distinct import (other than the
+    # ``import a.b`` / ``import a.c`` family, which accumulates) are rebound.
+    signatures = {}
+    for site in walker.sites:
+        if site.module_scope:
+            for bound, _alias, signature in site.bindings:
+                if signature is not None:
+                    signatures.setdefault(bound, set()).add(signature)
+    multiply_bound = {
+        bound for bound, sigs in signatures.items()
+        if len(sigs) > 1 and not all(sig[0] == "import" for sig in sigs)}
+
+    # Resolve loads; find class-shadowing reads.
+    class_shadow = set()
+    global_loads = {}
+    for load in walker.loads:
+        state = _resolve(load)
+        if state is _SHADOW:
+            class_shadow.add(load.name)
+        if state:
+            global_loads.setdefault(load.name, []).append(load)
+
+    # Verdicts.
+    imports = []
+    lazy_names = set()
+    for site in walker.sites:
+        node = site.node
+        is_from = isinstance(node, ast.ImportFrom)
+        names = []
+        for bound, alias_text, signature in site.bindings:
+            if is_from:
+                target = resolve_module("from", node.module or "", node.level, package)
+            else:
+                target = alias_text.partition(" as ")[0]
+            reason = _reason(site, node, bound, target, is_from,
+                             excluded=excluded, walker=walker,
+                             multiply_bound=multiply_bound, is_package=is_package,
+                             package=package, doctest_names=doctest_names,
+                             class_shadow=class_shadow)
+            loads = global_loads.get(bound, ()) if reason is None else ()
+            at_import = [ld.node.lineno for ld in loads if ld.scope.at_import]
+            names.append(ImportedName(
+                name=bound, alias=alias_text, module=target, lazy=reason is None,
+                reason=reason, used_at_import=min(at_import) if at_import else None,
+                unused=reason is None and not loads and bound not in walker.exported))
+            if reason is None:
+                lazy_names.add(bound)
+        imports.append(ImportSite(
+            span=_span(node), kind="from" if is_from else "import",
+            from_module=(node.module or "") if is_from else "",
+            level=node.level if is_from else 0, names=tuple(names)))
+
+    references = tuple(
+        Reference(name=ld.name, span=_span(ld.node), at_import=ld.scope.at_import)
+        for name in sorted(lazy_names) for ld in global_loads.get(name, ()))
+    references = tuple(sorted(references, key=lambda ref: ref.span))
+    has_star = any(n.alias == "*" for site in imports for n in site.names)
+    rewrite = not walker.uses_reserved and bool(lazy_names or has_star or is_package)
+    return Plan(
+        module=module, is_package=is_package, imports=tuple(imports),
+        references=references if rewrite else (),
+        chain_after=tuple(walker.chain_after) if rewrite and lazy_names else (),
+        header_after_line=_header_after_line(tree), rewrite=rewrite)
+
+
+_SHADOW = 2
+
+
+def _resolve(load: _Load):
+    """True (or _SHADOW) when the load reads the module-level name."""
+    name = load.name
+    scope = load.scope
+    if scope.kind == _MODULE or name in scope.global_decl:
+        return True
+    if scope.kind == _CLASS:
+        if name in scope.nonlocal_decl:
+            return False
+        if name in scope.bound:
+            first = scope.class_first_bind.get(name)
+            if first is not None and load.class_index > first:
+                return False  # reads the class attribute
+            return _SHADOW
+    elif name in scope.bound or name in scope.nonlocal_decl:
+        return False
+    parent = scope.parent
+    while parent.kind != _MODULE:
+        if parent.kind != _CLASS and name not in parent.global_decl and (
+                name in parent.bound or name in parent.nonlocal_decl):
+            return False
+        parent = parent.parent
+    return True
+
+
+def _reason(site, node, bound, target, is_from, *, excluded, walker, multiply_bound,
+            is_package, package, doctest_names, class_shadow):
+    if bound == "*":
+        return Reason.STAR
+    if is_from and node.module == "__future__" and node.level == 0:
+        return Reason.FUTURE
+    if site.context is not None:
+        return site.context
+    if excluded:
+        return Reason.EXCLUDED
+    if walker.uses_reserved or (bound.startswith("__") and bound.endswith("__")):
+        return Reason.RESERVED_NAME
+    if walker.dynamic is not None:
+        return Reason.DYNAMIC_NAMESPACE
+    if bound in walker.module_rebinds or bound in multiply_bound:
+        return Reason.REBOUND
+    if is_from and is_package and package and _alias_name(node, bound) == bound \
+            and target == f"{package}.{bound}":
+        return Reason.SUBMODULE_NAME
+    if bound in walker.annotation_names:
+        return Reason.DEFERRED_ANNOTATION
+    if bound in doctest_names:
+        return Reason.DOCTEST
+    if bound in class_shadow:
+        return Reason.CLASS_SHADOW
+    return None
+
+
+def _alias_name(node, bound):
+    for alias in node.names:
+        if (alias.asname or alias.name) == bound:
+            return alias.name
+    return None

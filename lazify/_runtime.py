@@ -1,0 +1,562 @@
+"""What rewritten modules call: registration, resolution, PEP 562 hooks.
+
+A rewritten module starts with::
+
+    from lazify._runtime import __lazy_module__ as __lazy__
+    __lazy__ = __lazy__(globals())
+
+``__lazy__`` is an instance of a per-module class whose instance ``__dict__``
+*is* the module's globals dict.  A present name is an ordinary instance
+attribute hit (specializable); a pending one misses the dict and falls into a
+non-data descriptor on the per-module class, which imports, binds the real
+object into the module dict, and deletes itself from the class.
+
+The names the generated code calls (``__lazy_module__``, ``__lazy_import__``,
+``__lazy_from__``, ``__lazy_chain__``, ``__lazy_star__``) are the stable
+interface of the cached bytecode: renaming one needs a cache-format bump.
+
+This module is on every user's start-up path: it imports nothing but
+``sys`` and ``builtins``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import sys
+
+_MISSING = object()
+
+#: Packages whose import-time order no static rule sees; imports *within*
+#: them stay eager.  Each entry: the reason, and what broke.
+DEFAULT_EXCLUDING = {
+    "sympy": "import-time registration order: `Catalan = S.Catalan` in "
+             "sympy.core needs `.numbers` imported first (broke cfn-lint)",
+}
+
+
+class _Settings:
+    __slots__ = ("enabled", "excluding", "generation")
+
+    def __init__(self):
+        self.enabled = False
+        self.excluding = None        # None: DEFAULT_EXCLUDING
+        self.generation = 0
+
+
+_settings = _Settings()
+
+
+def set_lazy_imports(enabled: bool = True, *, excluding=None) -> None:
+    """Make import statements executed from now on lazy (or eager).
+
+    :param excluding: a container of module names supporting ``in``; imports
+        *within* those modules (and their submodules) stay eager.  ``None``
+        means lazify's default list (:data:`DEFAULT_EXCLUDING`); pass ``()``
+        to clear it, or ``{*DEFAULT_EXCLUDING, "mypkg"}`` to extend it.
+    """
+    _settings.enabled = bool(enabled)
+    _settings.excluding = excluding
+    _settings.generation += 1
+
+
+def is_lazy_imports_enabled() -> bool:
+    """Whether global lazy imports are on (PEP 690's ``-L``)."""
+    return _settings.enabled
+
+
+def is_excluded(name: str) -> bool:
+    """Whether imports within module ``name`` stay eager."""
+    excluding = _settings.excluding
+    if excluding is None:
+        excluding = DEFAULT_EXCLUDING
+    if not name:
+        return False
+    while True:
+        if name in excluding:
+            return True
+        dot = name.rfind(".")
+        if dot < 0:
+            return False
+        name = name[:dot]
+
+
+# ---------------------------------------------------------------------------
+# Pending entries.
+
+_TOP, _AS, _FROM = range(3)
+
+
+class _Entry:
+    """How to import one pending name, and where the statement was."""
+
+    __slots__ = ("kind", "module", "level", "attr", "submodules", "lineno", "statement")
+
+    def __init__(self, kind, module, level, attr, lineno, statement):
+        self.kind = kind
+        self.module = module          # as written, without leading dots
+        self.level = level
+        self.attr = attr              # _FROM: the name imported from module
+        self.submodules = [module] if kind == _TOP else None
+        self.lineno = lineno
+        self.statement = statement
+
+    def load(self, namespace):
+        """Do what the eager statement would do now; return the bound value."""
+        do_import = builtins.__import__
+        if self.kind == _TOP:
+            value = None
+            for module in self.submodules:
+                top = do_import(module, namespace, None, None, 0)
+                if value is None:
+                    value = top
+            return value
+        if self.kind == _AS:
+            value = do_import(self.module, namespace, None, None, 0)
+            parts = self.module.split(".")
+            for index in range(1, len(parts)):
+                try:
+                    value = getattr(value, parts[index])
+                except AttributeError:
+                    value = sys.modules[".".join(parts[: index + 1])]
+            return value
+        module = do_import(self.module, namespace, None, (self.attr,), self.level)
+        try:
+            return getattr(module, self.attr)
+        except AttributeError:
+            pass
+        module_name = getattr(module, "__name__", None)
+        if isinstance(module_name, str):
+            value = sys.modules.get(f"{module_name}.{self.attr}", _MISSING)
+            if value is not _MISSING:
+                return value
+        location = getattr(module, "__file__", None) or "unknown location"
+        raise ImportError(
+            f"cannot import name {self.attr!r} from {module_name!r} ({location})",
+            name=module_name, path=getattr(module, "__file__", None))
+
+    def absolute(self, package):
+        """Absolute name of the module the statement imports (best effort)."""
+        if not self.level:
+            return self.module
+        if not package:
+            return None
+        parts = package.split(".")
+        if self.level - 1 > len(parts) - 1:
+            return None
+        base = ".".join(parts[: len(parts) - self.level + 1])
+        return f"{base}.{self.module}" if self.module else base
+
+
+def _loaded(name):
+    """The module if it is in sys.modules and finished initializing."""
+    module = sys.modules.get(name)
+    if module is None:
+        return None
+    spec = getattr(module, "__spec__", None)
+    if spec is not None and getattr(spec, "_initializing", False):
+        return None
+    return module
+
+
+# Number of pending entries anywhere whose import would load something under
+# each package name: a rewritten package keeps its submodule-importing
+# ``__getattr__`` while its count is not zero (DESIGN.md, "Details").
+_deferred_children: dict = {}
+_package_states: dict = {}
+
+
+def _prefixes(name):
+    parts = name.split(".")
+    return [".".join(parts[: end]) for end in range(1, len(parts) + 1)]
+
+
+# ---------------------------------------------------------------------------
+# Per-module state.
+
+class _ModuleState:
+    __slots__ = ("namespace", "cls", "name", "package", "is_package", "pending",
+                 "getattr_fn", "dir_fn", "user_getattr", "user_dir", "installed",
+                 "not_submodules", "generation", "excluded", "counted")
+
+    def __init__(self, namespace, cls):
+        self.namespace = namespace
+        self.cls = cls
+        self.name = namespace.get("__name__") or ""
+        self.is_package = "__path__" in namespace
+        package = namespace.get("__package__")
+        if package is None:
+            package = self.name if self.is_package else self.name.rpartition(".")[0]
+        self.package = package
+        self.pending = {}
+        self.getattr_fn = _make_getattr(self)
+        self.dir_fn = _make_dir(self)
+        self.user_getattr = None
+        self.user_dir = None
+        self.installed = False
+        self.not_submodules = set()
+        self.generation = -1
+        self.excluded = False
+        self.counted = {}             # name -> package prefixes counted
+        if self.is_package and self.name:
+            _package_states[self.name] = self
+            if _deferred_children.get(self.name):
+                self.install()
+
+    # -- decisions ----------------------------------------------------------
+
+    def lazy_for(self, entry) -> bool:
+        """Lazy or eager, decided when the statement executes."""
+        explicit = self.namespace.get("__lazy_modules__")
+        if explicit is not None:
+            target = entry.absolute(self.package)
+            if target is not None and target in explicit:
+                return True
+        if not _settings.enabled:
+            return False
+        if self.generation != _settings.generation:
+            self.excluded = is_excluded(self.name)
+            self.generation = _settings.generation
+        return not self.excluded
+
+    # -- registration -------------------------------------------------------
+
+    def register(self, bound, entry):
+        namespace = self.namespace
+        existing = self.pending.get(bound)
+        if existing is not None and existing.kind == _TOP and entry.kind == _TOP \
+                and namespace.get(bound, _MISSING) is _MISSING:
+            if entry.module not in existing.submodules:
+                existing.submodules.append(entry.module)
+                self._count(bound, entry)
+            return
+        if not self.lazy_for(entry):
+            value = entry.load(namespace)
+            namespace[bound] = value
+            if existing is not None:
+                self._unpend(bound, existing)
+            return
+        value = self._already_loaded(entry)
+        if value is not _MISSING:
+            namespace[bound] = value
+            if existing is not None:
+                self._unpend(bound, existing)
+            return
+        namespace.pop(bound, None)
+        if existing is not None:
+            self._uncount(bound)
+        self.pending[bound] = entry
+        self._count(bound, entry)
+        setattr(self.cls, bound, _Pending(self, bound))
+        if not self.installed:
+            self.install()
+
+    def _already_loaded(self, entry):
+        """Bind at once what is already fully imported (costs nothing)."""
+        if entry.kind == _TOP:
+            module = entry.module
+            top = module.partition(".")[0]
+            if _loaded(module) is not None and (top == module or _loaded(top) is not None):
+                return sys.modules[top]
+            return _MISSING
+        target = entry.absolute(self.package)
+        if target is None:
+            return _MISSING
+        module = _loaded(target)
+        if module is None:
+            return _MISSING
+        if entry.kind == _AS:
+            return module
+        # Never trigger the module's own __getattr__ (lazy_loader packages).
+        value = getattr(module, "__dict__", {}).get(entry.attr, _MISSING)
+        return value
+
+    def _count(self, bound, entry):
+        target = entry.absolute(self.package) if entry.kind != _TOP else entry.module
+        if target is None:
+            return
+        names = self.counted.setdefault(bound, [])
+        for prefix in _prefixes(target):
+            names.append(prefix)
+            count = _deferred_children.get(prefix, 0)
+            _deferred_children[prefix] = count + 1
+            if not count:
+                state = _package_states.get(prefix)
+                if state is not None and not state.installed:
+                    state.install()
+
+    def _uncount(self, bound):
+        for prefix in self.counted.pop(bound, ()):
+            count = _deferred_children.get(prefix, 0) - 1
+            if count > 0:
+                _deferred_children[prefix] = count
+            else:
+                _deferred_children.pop(prefix, None)
+                state = _package_states.get(prefix)
+                if state is not None:
+                    state.maybe_uninstall()
+
+    # -- resolution ---------------------------------------------------------
+
+    def resolve(self, name):
+        """Import a pending name now and bind it into the module namespace."""
+        namespace = self.namespace
+        entry = self.pending.get(name)
+        if entry is None:
+            value = namespace.get(name, _MISSING)
+            if value is _MISSING:
+                raise NameError(f"name {name!r} is not defined", name=name)
+            return value
+        try:
+            value = entry.load(namespace)
+        except BaseException as exc:
+            raise _deferred_error(exc, self, entry) from None
+        current = namespace.get(name, _MISSING)
+        if current is _MISSING:
+            namespace[name] = value
+        else:
+            value = current   # bound while the import ran (a circular import
+            #                   or the user): keep that value
+        self._unpend(name, entry)
+        return value
+
+    def _unpend(self, name, entry):
+        if self.pending.get(name) is not entry:
+            return
+        del self.pending[name]
+        try:
+            delattr(self.cls, name)
+        except AttributeError:
+            pass
+        self._uncount(name)
+        if not self.pending:
+            self.maybe_uninstall()
+
+    def resolve_all(self, public_only=False):
+        for name in list(self.pending):
+            if public_only and name.startswith("_"):
+                continue
+            if self.namespace.get(name, _MISSING) is _MISSING:
+                self.resolve(name)
+
+    # -- PEP 562 hooks --------------------------------------------------------
+
+    def install(self):
+        namespace = self.namespace
+        current = namespace.get("__getattr__")
+        if current is not None and current is not self.getattr_fn:
+            self.user_getattr = current
+        current = namespace.get("__dir__")
+        if current is not None and current is not self.dir_fn:
+            self.user_dir = current
+        namespace["__getattr__"] = self.getattr_fn
+        namespace["__dir__"] = self.dir_fn
+        self.installed = True
+
+    def maybe_uninstall(self):
+        """Take lazify's __getattr__ out once nothing needs it: while a module
+        holds ``__getattr__`` CPython specializes no attribute load on it."""
+        if not self.installed or self.pending or (
+                self.is_package and _deferred_children.get(self.name)):
+            return
+        self.installed = False
+        namespace = self.namespace
+        for key, ours, user in (("__getattr__", self.getattr_fn, self.user_getattr),
+                                ("__dir__", self.dir_fn, self.user_dir)):
+            if namespace.get(key) is ours:
+                if user is None:
+                    del namespace[key]
+                else:
+                    namespace[key] = user
+
+    def chain(self):
+        """After the module bound its own __getattr__/__dir__: chain it."""
+        namespace = self.namespace
+        current = namespace.get("__getattr__")
+        if current is not None and current is not self.getattr_fn:
+            self.user_getattr = current
+            if self.installed:
+                namespace["__getattr__"] = self.getattr_fn
+        current = namespace.get("__dir__")
+        if current is not None and current is not self.dir_fn:
+            self.user_dir = current
+            if self.installed:
+                namespace["__dir__"] = self.dir_fn
+
+    def submodule(self, name):
+        """``pkg.name`` for a submodule an eager program would have loaded."""
+        if not self.is_package or not self.name or name in self.not_submodules \
+                or (name.startswith("__") and name.endswith("__")):
+            return _MISSING
+        fullname = f"{self.name}.{name}"
+        try:
+            builtins.__import__(fullname, self.namespace, None, None, 0)
+        except ModuleNotFoundError as exc:
+            if exc.name != fullname:
+                raise
+            self.not_submodules.add(name)
+            return _MISSING
+        value = self.namespace.get(name, _MISSING)
+        if value is _MISSING:
+            value = sys.modules.get(fullname, _MISSING)
+        return value
+
+
+def _make_getattr(state):
+    def __getattr__(name):
+        if name in state.pending:
+            return state.resolve(name)
+        value = state.submodule(name)
+        if value is not _MISSING:
+            return value
+        if state.user_getattr is not None:
+            return state.user_getattr(name)
+        raise AttributeError(f"module {state.name!r} has no attribute {name!r}",
+                             name=name)
+    __getattr__.__qualname__ = "lazify.__getattr__"
+    return __getattr__
+
+
+def _make_dir(state):
+    def __dir__():
+        if state.user_dir is not None:
+            names = set(state.user_dir())
+        else:
+            names = set(state.namespace)
+        names.update(state.pending)
+        return sorted(names)
+    __dir__.__qualname__ = "lazify.__dir__"
+    return __dir__
+
+
+def _deferred_error(exc, state, entry):
+    """The exception to raise for a failed deferred import."""
+    filename = state.namespace.get("__file__") or state.name
+    note = (f"lazify: raised by the deferred import at {filename}:{entry.lineno} "
+            f"({entry.statement})")
+    if isinstance(exc, AttributeError):
+        # hasattr()/getattr(m, n, default)/from-import would read an
+        # AttributeError as "no such attribute" and hide the real failure.
+        error = ImportError(f"deferred import {entry.statement!r} failed: "
+                            f"{type(exc).__name__}: {exc}")
+        error.__cause__ = exc
+        exc = error
+    add_note = getattr(exc, "add_note", None)
+    if add_note is not None and note not in (getattr(exc, "__notes__", None) or ()):
+        add_note(note)
+    return exc
+
+
+class _Pending:
+    """Non-data descriptor standing for one pending name on the module class."""
+
+    __slots__ = ("state", "name")
+
+    def __init__(self, state, name):
+        self.state = state
+        self.name = name
+
+    def __get__(self, namespace, owner=None):
+        if namespace is None:
+            return self
+        return self.state.resolve(self.name)
+
+
+# ---------------------------------------------------------------------------
+# The namespace object.
+
+class _Namespace:
+    """Reads a module's globals as attributes: ``__dict__`` is that dict."""
+
+    def __lazy_import__(self, *aliases):
+        state = type(self).__lazify_state__
+        lineno = sys._getframe(1).f_lineno
+        for alias in aliases:
+            module, _, asname = alias.partition(" as ")
+            if asname:
+                kind = _AS if "." in module else _TOP
+                bound = asname
+            else:
+                kind = _TOP
+                bound = module.partition(".")[0]
+            if kind == _TOP and asname:
+                # ``import a as b``: bind the module itself
+                kind = _AS
+            state.register(bound, _Entry(kind, module, 0, None, lineno, f"import {alias}"))
+
+    def __lazy_from__(self, module, *aliases):
+        state = type(self).__lazify_state__
+        lineno = sys._getframe(1).f_lineno
+        name = module.lstrip(".")
+        level = len(module) - len(name)
+        for alias in aliases:
+            attr, _, asname = alias.partition(" as ")
+            state.register(asname or attr, _Entry(
+                _FROM, name, level, attr, lineno, f"from {module} import {alias}"))
+
+    def __lazy_chain__(self):
+        type(self).__lazify_state__.chain()
+
+    def __lazy_star__(self, module):
+        """Before ``from m import *``: m's pending public names must be there."""
+        state = type(self).__lazify_state__
+        name = module.lstrip(".")
+        level = len(module) - len(name)
+        imported = builtins.__import__(name, state.namespace, None, ("*",), level)
+        namespace = getattr(imported, "__dict__", None)
+        if namespace is not None and "__all__" not in namespace:
+            other = _state_of(namespace)
+            if other is not None:
+                other.resolve_all(public_only=True)
+
+
+def __lazy_module__(namespace):
+    """Create the ``__lazy__`` object of a rewritten module."""
+    cls = type("__lazy__", (_Namespace,), {})
+    instance = object.__new__(cls)
+    instance.__dict__ = namespace
+    cls.__lazify_state__ = _ModuleState(namespace, cls)
+    return instance
+
+
+def _state_of(namespace):
+    obj = namespace.get("__lazy__")
+    if isinstance(obj, _Namespace):
+        return type(obj).__lazify_state__
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Public helpers (re-exported by lazify/__init__.py).
+
+def is_lazy_import(namespace, name: str) -> bool:
+    """True while ``name`` in that module namespace is an unresolved lazy
+    import.  Never resolves it.
+
+    :param namespace: a module's ``__dict__`` or ``globals()``.
+    """
+    state = _state_of(namespace)
+    return state is not None and name in state.pending and name not in namespace
+
+
+def resolve_all(module_or_namespace) -> None:
+    """Resolve every pending lazy name of that module now."""
+    namespace = module_or_namespace
+    if not isinstance(namespace, dict):
+        namespace = vars(module_or_namespace)
+    state = _state_of(namespace)
+    if state is not None:
+        state.resolve_all()
+
+
+class eager_imports:
+    """Context manager: imports inside its ``with`` block are eager.
+
+    They are anyway: lazify, like PEP 690, never defers an import inside a
+    ``with`` block.  The class exists so code can say so explicitly.
+    """
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        return None
