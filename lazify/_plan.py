@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 import dataclasses
 import sys
-import symtable
 
 from ._reasons import Reason
 

@@ -384,8 +384,8 @@ class _ModuleState:
 
     def submodule(self, name):
         """``pkg.name`` for a submodule an eager program would have loaded."""
-        if not self.is_package or not self.name or name in self.not_submodules \
-                or (name.startswith("__") and name.endswith("__")):
+        if not self.is_package or not _deferred_children.get(self.name) \
+                or name in self.not_submodules or (name.startswith("__") and name.endswith("__")):
             return _MISSING
         fullname = f"{self.name}.{name}"
         try:
@@ -473,14 +473,11 @@ class _Namespace:
         for alias in aliases:
             module, _, asname = alias.partition(" as ")
             if asname:
-                kind = _AS if "." in module else _TOP
+                kind = _AS            # ``import a.b as x`` binds a.b itself
                 bound = asname
             else:
                 kind = _TOP
                 bound = module.partition(".")[0]
-            if kind == _TOP and asname:
-                # ``import a as b``: bind the module itself
-                kind = _AS
             state.register(bound, _Entry(kind, module, 0, None, lineno, f"import {alias}"))
 
     def __lazy_from__(self, module, *aliases):
