@@ -1,0 +1,402 @@
+"""libcst emitter: apply a Plan to the concrete syntax tree (``lazify rewrite`` / ``diff``).
+
+The output is the same program as the AST emitter's (a test compares ``ast.dump`` of the
+two on every fixture and on a sweep of real files), written so that a reviewer sees only
+what lazify changed: everything the plan does not touch keeps its comments, formatting,
+encoding and newlines byte for byte, and every original line keeps its line number.
+Generated statements are joined to an existing line with ``"; "`` for that reason, or
+take the place of a blank line; a new line is added only where neither is possible (the
+header before a compound first statement, a chain call after a compound statement that
+no simple statement follows).
+
+libcst is imported inside :func:`emit_cst`: it is slow to import (and to parse, about 75 ms
+per stdlib file here), so it is never on the import hook's path.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._plan import NAMESPACE, Plan
+
+#: The two header statements, on one line (contract item 1).
+HEADER = (
+    f"from lazify._runtime import __lazy_module__ as {NAMESPACE}; "
+    f"{NAMESPACE} = {NAMESPACE}(globals())"
+)
+
+# Lines as CPython and libcst's PositionProvider count them (not str.splitlines, which
+# also splits on \f, \v, \x1c... and would shift every later line).
+_NEWLINE = re.compile(r"\r\n?|\n")
+
+
+class EmitError(Exception):
+    """The plan does not match the source: a lazify bug, never a user error."""
+
+
+def emit_cst(source: str | bytes, plan: Plan) -> str | bytes:
+    """Return *source* rewritten as *plan* says, as ``str`` or ``bytes`` like *source*.
+
+    Bytes are decoded and re-encoded with the file's own encoding (coding cookie or BOM),
+    as libcst's ``Module.bytes`` does. Nothing is decided here: a plan item that matches
+    no node of the source raises :class:`EmitError`.
+    """
+    if not plan.rewrite:
+        return source
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    module = cst.parse_module(source)
+    # unsafe_skip_copy: the tree is fresh, and the transformer needs the very nodes the
+    # positions are keyed by.
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    applier = _make_applier(cst)(plan, positions, _ByteColumns(module.code))
+    new = module.visit(applier)
+    applier.check_all_applied()
+    return new.bytes if isinstance(source, bytes) else new.code
+
+
+class _ByteColumns:
+    """Convert libcst's character columns to ast's UTF-8 byte columns, line by line."""
+
+    def __init__(self, code: str) -> None:
+        self._lines = _NEWLINE.split(code)
+
+    def __call__(self, line: int, column: int) -> int:
+        text = self._lines[line - 1][:column]
+        return column if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def _make_applier(cst):
+    """Build the transformer class (a function, so that libcst is imported lazily)."""
+
+    def small(code: str):
+        """Parse one generated small statement."""
+        return cst.parse_statement(code + "\n").body[0]
+
+    def alias_text(alias) -> str:
+        text = cst.helpers.get_full_name_for_node(alias.name)
+        if alias.asname is not None:
+            text += " as " + alias.asname.name.value
+        return text
+
+    def is_blank(line) -> bool:
+        return line.comment is None
+
+    class Applier(cst.CSTTransformer):
+        def __init__(self, plan: Plan, positions, byte_col) -> None:
+            super().__init__()
+            self.plan = plan
+            self.positions = positions
+            self.byte_col = byte_col
+            self.refs = {(r.span[0], r.span[1]): r.name for r in plan.references}
+            self.sites = {
+                (s.span[0], s.span[1]): s
+                for s in plan.imports
+                if s.any_lazy or any(n.alias == "*" for n in s.names)
+            }
+            self.chains = {(s[0], s[1]) for s in plan.chain_after}
+            self.done_refs: set = set()
+            self.done_sites: set = set()
+            self.done_chains: set = set()
+            self.header_done = False
+            #: id(original SimpleStatementLine) -> how many statements each of its small
+            #: statements became
+            self.counts: dict[int, list[int]] = {}
+
+        # ------------------------------------------------------------ positions
+
+        def start(self, node) -> tuple[int, int]:
+            pos = self.positions[node].start
+            return pos.line, self.byte_col(pos.line, pos.column)
+
+        def end_line(self, node) -> int:
+            return self.positions[node].end.line
+
+        def check_all_applied(self) -> None:
+            missing = []
+            missing += [f"reference {n!r} at {k}" for k, n in self.refs.items() if k not in self.done_refs]
+            missing += [
+                f"import {s.statement!r} at {k}" for k, s in self.sites.items() if k not in self.done_sites
+            ]
+            missing += [f"__getattr__/__dir__ binding at {k}" for k in self.chains - self.done_chains]
+            if not self.header_done:
+                missing.append(f"header after line {self.plan.header_after_line}")
+            if missing:
+                raise EmitError(
+                    f"plan for module {self.plan.module!r} does not match the source: "
+                    "no node for " + "; ".join(missing)
+                )
+
+        # ------------------------------------------------------------ references
+
+        def leave_Name(self, original, updated):
+            key = self.start(original)
+            name = self.refs.get(key)
+            if name is None or name != original.value:
+                return updated
+            self.done_refs.add(key)
+            return cst.Attribute(
+                value=cst.Name(NAMESPACE),
+                attr=cst.Name(original.value),
+                lpar=updated.lpar,
+                rpar=updated.rpar,
+            )
+
+        def leave_FormattedStringExpression(self, original, updated):
+            # f"{json=}" prints the expression's text: routing the name would change that
+            # text to "__lazy__.json=". Spell it as the literal text plus the value with the
+            # conversion "=" implies (repr unless a format spec is given), which is the
+            # same program: the parser produces Constant("json=") + FormattedValue for both.
+            if updated.equal is None or updated.expression is original.expression:
+                return updated
+            code = _code(cst, original.whitespace_before_expression)
+            code += _code(cst, original.expression)
+            code += _code(cst, original.whitespace_after_expression)
+            code += _code(cst, original.equal)
+            if "\\" in code or "'" in code or '"' in code:
+                raise EmitError(f"cannot spell f-string debug text {code!r} as a literal")
+            conversion = updated.conversion
+            if conversion is None and updated.format_spec is None:
+                conversion = "r"
+            text = code.replace("{", "{{").replace("}", "}}")
+            return cst.FlattenSentinel(
+                [
+                    cst.FormattedStringText(text),
+                    updated.with_changes(
+                        equal=None,
+                        conversion=conversion,
+                        whitespace_before_expression=cst.SimpleWhitespace(""),
+                        whitespace_after_expression=cst.SimpleWhitespace(""),
+                    ),
+                ]
+            )
+
+        # ------------------------------------------------------------ small statements
+
+        def leave_SimpleStatementLine(self, original, updated):
+            counts: list[int] = []
+            new = updated.with_changes(body=self.small_statements(original.body, updated.body, counts))
+            self.counts[id(original)] = counts
+            return new
+
+        def leave_SimpleStatementSuite(self, original, updated):
+            return updated.with_changes(body=self.small_statements(original.body, updated.body))
+
+        def small_statements(self, originals, updateds, counts=None) -> list:
+            out = []
+            for orig, upd in zip(originals, updateds):
+                key = self.start(orig)
+                site = self.sites.get(key) if isinstance(orig, (cst.Import, cst.ImportFrom)) else None
+                new = [upd] if site is None else self.apply_site(key, site, upd)
+                if key in self.chains:
+                    self.done_chains.add(key)
+                    new.append(small(f"{NAMESPACE}.__lazy_chain__()"))
+                # The last statement keeps the original semicolon (and so the text up to
+                # the next statement or the line end); the others get libcst's default "; ".
+                new = [s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT) for s in new[:-1]] + [
+                    new[-1].with_changes(semicolon=upd.semicolon)
+                ]
+                out.extend(new)
+                if counts is not None:
+                    counts.append(len(new))
+            return out
+
+        def apply_site(self, key, site, node) -> list:
+            if isinstance(node.names, cst.ImportStar):
+                self.done_sites.add(key)
+                module = "." * site.level + site.from_module
+                return [small(f"{NAMESPACE}.__lazy_star__({module!r})"), node]
+            aliases = list(node.names)
+            written = [alias_text(a) for a in aliases]
+            planned = [n.alias for n in site.names]
+            if written != planned:
+                raise EmitError(
+                    f"import at {key} binds {written}, the plan says {planned}"
+                )
+            self.done_sites.add(key)
+            lazy = [n.alias for n in site.names if n.lazy]
+            if site.kind == "import":
+                call = f"{NAMESPACE}.__lazy_import__({', '.join(map(repr, lazy))})"
+            else:
+                module = "." * site.level + site.from_module
+                args = ", ".join(map(repr, [module, *lazy]))
+                call = f"{NAMESPACE}.__lazy_from__({args})"
+            kept = [a for a, n in zip(aliases, site.names) if not n.lazy]
+            if not kept:
+                if isinstance(node, cst.ImportFrom) and node.lpar is not None:
+                    return [cst.Expr(_spread_call(cst, node, module, [alias_text(a) for a in aliases]))]
+                return [small(call)]
+            kept[-1] = kept[-1].with_changes(comma=_last_comma(cst, node, kept[-1], aliases[-1]))
+            return [node.with_changes(names=kept), small(call)]
+
+        # ------------------------------------------------------------ blocks
+
+        def leave_IndentedBlock(self, original, updated):
+            body, _ = self.chain_compounds(original.body, updated.body)
+            return updated.with_changes(body=body)
+
+        def leave_Module(self, original, updated):
+            body, origs = self.chain_compounds(original.body, updated.body)
+            header_lines = list(updated.header)
+            body = self.insert_header(body, origs, header_lines)
+            return updated.with_changes(body=body, header=header_lines)
+
+        def chain_compounds(self, originals, updateds):
+            """Put a chain call after each compound statement in chain_after."""
+            body = list(updateds)
+            origs: list = list(originals)
+            i = 0
+            while i < len(body):
+                orig = origs[i]
+                if orig is None or isinstance(orig, cst.SimpleStatementLine):
+                    i += 1
+                    continue
+                key = self.start(orig)
+                if key not in self.chains:
+                    i += 1
+                    continue
+                self.done_chains.add(key)
+                chain = small(f"{NAMESPACE}.__lazy_chain__()")
+                nxt = body[i + 1] if i + 1 < len(body) else None
+                if isinstance(nxt, cst.SimpleStatementLine):
+                    body[i + 1] = nxt.with_changes(body=[chain, *nxt.body])
+                else:
+                    body.insert(i + 1, cst.SimpleStatementLine(body=[chain]))
+                    origs.insert(i + 1, None)
+                i += 1
+            return body, origs
+
+        def insert_header(self, body: list, origs: list, header_lines: list) -> list:
+            line = self.plan.header_after_line
+            self.header_done = True
+            statements = list(cst.parse_module(HEADER + "\n").body[0].body)
+            if line == 0:
+                return self.header_at_top(body, origs, statements, header_lines)
+            for i, orig in enumerate(origs):
+                if orig is None or not isinstance(orig, cst.SimpleStatementLine):
+                    continue
+                smalls = orig.body
+                ends = [j for j, s in enumerate(smalls) if self.end_line(s) == line]
+                if not ends:
+                    continue
+                # After the docstring / last __future__ import on that line; anything that
+                # follows it on the same line comes after the header.
+                j = next(
+                    (j for j in reversed(ends) if _is_doc_or_future(cst, smalls[j], j == 0 and i == 0)),
+                    ends[-1],
+                )
+                nxt = body[i + 1] if i + 1 < len(body) else None
+                counts = self.counts[id(orig)]
+                if j == len(smalls) - 1 and (
+                    nxt is None or (nxt.leading_lines and is_blank(nxt.leading_lines[0]))
+                ):
+                    # Take the blank line after it (or add a line after the last statement):
+                    # no line moves, and the diff stays readable.
+                    if nxt is not None:
+                        body[i + 1] = nxt.with_changes(leading_lines=nxt.leading_lines[1:])
+                    body.insert(i + 1, cst.SimpleStatementLine(body=statements))
+                    return body
+                stmt = body[i]
+                new = list(stmt.body)
+                j = sum(counts[: j + 1]) - 1
+                new[j : j + 1] = [new[j].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)] + [
+                    s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT) for s in statements[:-1]
+                ] + [statements[-1].with_changes(semicolon=new[j].semicolon)]
+                body[i] = stmt.with_changes(body=new)
+                return body
+            raise EmitError(f"no statement ends at header_after_line {line}")
+
+        def header_at_top(self, body: list, origs: list, statements: list, header_lines: list) -> list:
+            if not body:
+                raise EmitError("header requested for a module without statements")
+            first = body[0]
+            leading = list(first.leading_lines)
+            # Take the blank line right above the first statement (its line number is the
+            # count of lines above the statement), unless it is line 1: a coding cookie on
+            # line 2 only counts after a comment or blank line 1.
+            above = len(header_lines) + len(leading)
+            if above >= 2 and leading and is_blank(leading[-1]):
+                body[0] = first.with_changes(leading_lines=leading[:-1])
+                body.insert(0, cst.SimpleStatementLine(body=statements))
+                return body
+            if above >= 2 and not leading and is_blank(header_lines[-1]):
+                del header_lines[-1]
+                body.insert(0, cst.SimpleStatementLine(body=statements))
+                return body
+            if isinstance(first, cst.SimpleStatementLine):
+                body[0] = first.with_changes(
+                    body=[s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT) for s in statements]
+                    + list(first.body)
+                )
+                return body
+            # A compound first statement: a new line, right above it (below its comments).
+            body[0] = first.with_changes(leading_lines=())
+            body.insert(0, cst.SimpleStatementLine(body=statements, leading_lines=leading))
+            return body
+
+    return Applier
+
+
+def _code(cst, node) -> str:
+    if node is None:
+        return ""
+    return cst.Module(body=()).code_for_node(node)
+
+
+def _is_doc_or_future(cst, node, first: bool) -> bool:
+    if isinstance(node, cst.ImportFrom):
+        return isinstance(node.module, cst.Name) and node.module.value == "__future__" and not node.relative
+    return first and isinstance(node, cst.Expr) and isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString))
+
+
+def _spread_call(cst, node, module: str, aliases: list[str]):
+    """``__lazy_from__(...)`` laid out like the parenthesised import it replaces.
+
+    Each argument takes the line break, indent and comment of the alias it stands for,
+    so a multi-line ``from m import (...)`` keeps its comments and its line count.
+    """
+    after_lpar = node.lpar.whitespace_after
+    if isinstance(after_lpar, cst.SimpleWhitespace) and not after_lpar.value:
+        after_lpar = cst.SimpleWhitespace(" ")
+    args = [
+        cst.Arg(
+            cst.SimpleString(repr(module)),
+            comma=cst.Comma(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=after_lpar),
+        )
+    ]
+    for text, alias in zip(aliases, node.names):
+        args.append(cst.Arg(cst.SimpleString(repr(text)), comma=alias.comma))
+    args[-1] = args[-1].with_changes(whitespace_after_arg=node.rpar.whitespace_before)
+    func = cst.Attribute(value=cst.Name(NAMESPACE), attr=cst.Name("__lazy_from__"))
+    return cst.Call(func=func, args=args)
+
+
+def _last_comma(cst, node, kept_last, orig_last):
+    """The comma for the alias that is now last, after lazy aliases were removed.
+
+    Without parentheses a trailing comma is a syntax error. Inside parentheses keep the
+    comment after the kept alias, and take the line break/indent that led to ``)`` from the
+    original last alias.
+    """
+    if kept_last is orig_last:
+        return kept_last.comma
+    if not isinstance(node, cst.ImportFrom) or node.lpar is None:
+        return cst.MaybeSentinel.DEFAULT
+    own, last = kept_last.comma, orig_last.comma
+    if last is cst.MaybeSentinel.DEFAULT:
+        # `(a, b)` with b removed: `(a)`, the comment after a's comma kept if it had one.
+        if isinstance(own, cst.Comma) and isinstance(own.whitespace_after, cst.ParenthesizedWhitespace):
+            return own
+        return cst.MaybeSentinel.DEFAULT
+    if isinstance(own, cst.Comma) and isinstance(own.whitespace_after, cst.ParenthesizedWhitespace):
+        if isinstance(last.whitespace_after, cst.ParenthesizedWhitespace):
+            return own.with_changes(
+                whitespace_after=own.whitespace_after.with_changes(
+                    indent=last.whitespace_after.indent,
+                    last_line=last.whitespace_after.last_line,
+                )
+            )
+        return own
+    return last
