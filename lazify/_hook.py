@@ -1,0 +1,362 @@
+"""The import hook: a meta-path finder that swaps in a loader which rewrites.
+
+The finder sits at ``sys.meta_path[0]`` and asks the finders *after* it for
+a spec (PathFinder, and whatever editable installs append).  Only a spec
+whose loader is exactly ``SourceFileLoader`` gets ``LazifyLoader``; every
+other loader (pytest's assertion rewriter, typeguard, beartype,
+PyInstaller, zipimport, extensions, frozen, namespace packages) is
+returned untouched.  The loader overrides ``source_to_code`` and
+``get_code`` only, so ``exec_module``, ``get_data``, ``get_source``,
+``importlib.resources`` and ``pkgutil`` support are CPython's own.
+
+Nothing heavy is imported here: the rewriter (``lazify._emit_ast`` and the
+``ast``/``symtable``/``dataclasses`` it needs) is imported on the first
+cache miss, with a thread-local busy flag set so that those modules pass
+through untransformed.
+"""
+
+import _thread
+import io
+import os
+import sys
+from importlib import machinery
+
+from . import _cache
+
+SourceFileLoader = machinery.SourceFileLoader
+
+#: top-level packages never rewritten: the hook's own machinery, and what
+#: decoding a source file can import
+NEVER = frozenset({"lazify", "importlib", "encodings", "codecs"})
+
+#: environment switches, read once (LAZIFY_STRICT is read when it matters)
+_DEBUG = os.environ.get("LAZIFY_DEBUG", "") not in ("", "0")
+
+#: what the hook did in this process; tests read it, LAZIFY_DEBUG prints it
+stats = {"compiled": 0, "cached": 0, "plain": 0, "foreign": 0, "failed": 0}
+
+
+class _State(_thread._local):
+    busy = False
+
+
+_state = _State()
+
+
+def _debug(message: str) -> None:
+    if _DEBUG:
+        try:
+            sys.stderr.write(f"lazify: {message}\n")
+        except Exception:
+            pass
+
+
+def _never(fullname: str) -> bool:
+    return fullname.partition(".")[0] in NEVER
+
+
+def _runtime():
+    rt = sys.modules.get("lazify._runtime")
+    if rt is None:
+        busy, _state.busy = _state.busy, True
+        try:
+            from . import _runtime as rt
+        finally:
+            _state.busy = busy
+    return rt
+
+
+def _wanted(fullname: str) -> bool:
+    """Whether global mode asks for this module to be rewritten (no I/O)."""
+    rt = _runtime()
+    return rt.is_lazy_imports_enabled() and not rt.is_excluded(fullname)
+
+
+def _strict() -> bool:
+    return os.environ.get("LAZIFY_STRICT", "") not in ("", "0")
+
+
+def _transform(data: bytes, path: str, fullname: str, is_package: bool, optimize: int):
+    """Run the rewriter with the busy flag set: its own imports pass through."""
+    busy, _state.busy = _state.busy, True
+    try:
+        from ._emit_ast import transform
+
+        return transform(data, path, module=fullname, is_package=is_package, optimize=optimize)
+    finally:
+        _state.busy = busy
+
+
+class LazifyLoader(SourceFileLoader):
+    """``SourceFileLoader`` whose code is the rewritten module, cached under lazify's tag."""
+
+    def source_to_code(self, data, path, *, _optimize=-1, fullname=None):
+        """Return the rewritten code; SyntaxError exactly as ``compile`` raises it.
+
+        Any other failure is a lazify bug: warn, naming the module, and fall
+        back to the plain compile, because lazify must never be why a program
+        does not start (typeguard#340).  ``LAZIFY_STRICT=1`` raises instead.
+        """
+        return self._rewrite(data, path, fullname or self.name, _optimize)[0]
+
+    def _rewrite(self, data, path, name, optimize=-1):
+        """Return (code, rewritten): rewritten is False after a fallback."""
+        try:
+            code = _transform(data, path, name, self._is_pkg(name), optimize)
+        except SyntaxError:
+            raise
+        except Exception as exc:
+            stats["failed"] += 1
+            if _strict():
+                raise
+            import warnings
+
+            warnings.warn(
+                f"lazify could not rewrite module {name!r} ({path}): "
+                f"{type(exc).__name__}: {exc}; importing it eagerly",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            return super().source_to_code(data, path, _optimize=optimize), False
+        stats["compiled"] += 1
+        _debug(f"compiled {name}")
+        return code, True
+
+    def _is_pkg(self, name):
+        try:
+            return self.is_package(name)
+        except ImportError:
+            return False
+
+    def get_code(self, fullname):
+        """Return the module's code: lazify's cache, else read, rewrite and cache.
+
+        A module that global mode leaves alone (lazy imports disabled, or the
+        module excluded) gets CPython's own code and pyc, unless it opts in
+        with ``__lazy_modules__`` (PEP 810).
+        """
+        if _never(fullname) or not _wanted(fullname):
+            plain = SourceFileLoader(fullname, self.path).get_code(fullname)
+            # A module that binds __lazy_modules__ at module level has the
+            # name in co_names; this needs no second read of the source.
+            if plain is None or "__lazy_modules__" not in plain.co_names or _never(fullname):
+                stats["plain"] += 1
+                return plain
+        return self._lazy_code(fullname)
+
+    def _lazy_code(self, fullname):
+        source_path = self.get_filename(fullname)
+        st = None
+        try:
+            st = os.stat(source_path)
+        except OSError:
+            pass
+        if st is not None:
+            code = _cache.read_cached(source_path, source_mtime=st.st_mtime, source_size=st.st_size)
+            if code is not None:
+                stats["cached"] += 1
+                _debug(f"cached {fullname}")
+                return code
+        source_bytes = self.get_data(source_path)
+        code, rewritten = self._rewrite(source_bytes, source_path, fullname)
+        if st is not None and rewritten:
+            busy, _state.busy = _state.busy, True  # an import while writing: pytest#3506
+            try:
+                _cache.write_cached(
+                    source_path,
+                    code,
+                    source_mtime=st.st_mtime,
+                    source_size=st.st_size,
+                    source_mode=st.st_mode,
+                    source_bytes=source_bytes,
+                )
+            finally:
+                _state.busy = busy
+        return code
+
+
+class LazifyFinder:
+    """A meta-path finder that delegates to the finders after it and swaps the loader.
+
+    Duck-typed rather than an ``importlib.abc.MetaPathFinder`` subclass:
+    ``importlib.abc`` imports ``typing`` on 3.11+, too heavy for startup.
+    """
+
+    def __repr__(self):
+        return "<lazify.LazifyFinder>"
+
+    def _later_finders(self):
+        finders = list(sys.meta_path)
+        for i, finder in enumerate(finders):
+            if finder is self:
+                return finders[i + 1 :]
+        return finders
+
+    def find_spec(self, fullname, path=None, target=None):
+        """Return the first spec the later finders give, with ``LazifyLoader`` when it fits."""
+        if _state.busy or _never(fullname):
+            return None
+        spec = None
+        for finder in self._later_finders():
+            find_spec = getattr(finder, "find_spec", None)
+            if find_spec is None:
+                continue
+            spec = find_spec(fullname, path, target)
+            if spec is not None:
+                break
+        if spec is None:
+            return None
+        loader = spec.loader
+        if type(loader) is not SourceFileLoader:
+            if isinstance(loader, SourceFileLoader) or type(loader).__module__ not in _STOCK:
+                # another tool's hook wins; the module stays eager
+                stats["foreign"] += 1
+                kind = type(loader)
+                _debug(f"not lazified {fullname}: loaded by {kind.__module__}.{kind.__qualname__}")
+            return spec
+        # Minimal mutation of the spec the later finder built (as typeguard
+        # does): origin, loader_state, submodule_search_locations stay.
+        spec.loader = LazifyLoader(loader.name, loader.path)
+        try:
+            if _wanted(fullname):
+                cached = _cache.cache_path(loader.path)
+                if cached is not None:
+                    spec.cached = cached
+        except Exception:
+            pass
+        return spec
+
+    def invalidate_caches(self):
+        """Nothing to invalidate: the later finders get their own call."""
+
+
+#: modules of CPython's own loaders (builtin, frozen, extension, sourceless,
+#: zip, namespace): passing those through is not worth a debug line
+_STOCK = frozenset({"_frozen_importlib", "_frozen_importlib_external", "zipimport", "builtins"})
+
+_finder = LazifyFinder()
+
+
+def install(*, enabled=True, excluding=None):
+    """Install the import hook (idempotent) and set global lazy mode.
+
+    :param enabled: global mode, PEP 690's ``-L``; ``False`` keeps the hook
+        for modules that opt in with ``__lazy_modules__``.
+    :param excluding: module names whose own imports stay eager.
+    """
+    _runtime().set_lazy_imports(enabled, excluding=excluding)
+    if not any(f is _finder for f in sys.meta_path):
+        sys.meta_path.insert(0, _finder)
+
+
+def uninstall():
+    """Remove the import hook; modules already imported keep working."""
+    sys.meta_path[:] = [f for f in sys.meta_path if f is not _finder]
+
+
+def is_installed():
+    """Whether the hook is in ``sys.meta_path``."""
+    return any(f is _finder for f in sys.meta_path)
+
+
+# ------------------------------------------------------------ lazify compile
+
+
+def _module_name(path):
+    """Derive (module name, is_package) from the ``__init__.py`` files above a file."""
+    path = os.path.abspath(path)
+    directory, filename = os.path.split(path)
+    stem = filename.rsplit(".", 1)[0]
+    is_package = stem == "__init__"
+    parts = [] if is_package else [stem]
+    while os.path.isfile(os.path.join(directory, "__init__.py")):
+        directory, part = os.path.split(directory)
+        parts.append(part)
+        if not part:
+            break
+    return ".".join(reversed(parts)), is_package
+
+
+def _iter_sources(paths, errors):
+    for path in paths:
+        path = os.fspath(path)
+        if os.path.isdir(path):
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
+                for name in sorted(files):
+                    if name.endswith(".py"):
+                        yield os.path.join(root, name)
+        elif os.path.isfile(path):
+            yield path
+        else:
+            errors.append(f"{path}: no such file or directory")
+
+
+def compile_paths(paths, *, hash_based=False):
+    """Write rewritten pycs ahead of time for files and trees (``lazify compile``).
+
+    Errors are reported per file on stderr and the rest carry on.  A
+    timestamp pyc is never written for a source modified in the last second,
+    so such files wait until that second is over (at most about two
+    seconds), and a source dated in the future gets a checked-hash pyc.
+
+    :returns: the exit code: 0, or 1 when any file failed.
+    """
+    import time
+
+    errors = []
+    written = 0
+    fresh = []
+
+    def write(path, code, st, data, use_hash):
+        result = _cache.write_cached(
+            path,
+            code,
+            source_mtime=st.st_mtime,
+            source_size=st.st_size,
+            source_mode=st.st_mode,
+            source_bytes=data,
+            hash_based=use_hash,
+            force=True,
+        )
+        if result is None:
+            errors.append(f"{path}: could not write the cache file")
+        return result is not None
+
+    for path in _iter_sources(paths, errors):
+        name, is_package = _module_name(path)
+        if _never(name):
+            continue
+        try:
+            st = os.stat(path)
+            with io.open_code(path) as f:
+                data = f.read()
+            code = _transform(data, path, name, is_package, -1)
+        except SyntaxError as exc:
+            errors.append(f"{path}:{exc.lineno}:{exc.offset}: SyntaxError: {exc.msg}")
+            continue
+        except Exception as exc:
+            errors.append(f"{path}: {type(exc).__name__}: {exc}")
+            continue
+        use_hash = hash_based or _cache.want_hash(path)
+        if not use_hash and _cache.is_too_fresh(st.st_mtime):
+            fresh.append((path, code, st, data))
+            continue
+        written += write(path, code, st, data, use_hash)
+    if fresh:
+        newest = max(int(st.st_mtime) for _, _, st, _ in fresh)
+        delay = newest + 2 - _cache._now()
+        if 0 < delay <= 3:
+            time.sleep(delay)
+        for path, code, st, data in fresh:
+            try:
+                if os.stat(path).st_mtime_ns != st.st_mtime_ns:
+                    errors.append(f"{path}: modified while compiling")
+                    continue
+            except OSError as exc:
+                errors.append(f"{path}: {exc}")
+                continue
+            written += write(path, code, st, data, _cache.is_too_fresh(st.st_mtime))
+    for message in errors:
+        print(f"lazify compile: {message}", file=sys.stderr)
+    return 1 if errors else 0
