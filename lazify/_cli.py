@@ -1,14 +1,14 @@
 """The ``lazify`` command line: ``check``, ``rewrite``, ``diff``, ``run``, ``compile``.
 
 ``check`` never executes the code it reports on: it reads, parses and plans each file.
+``lazify run`` imports this module before the program it runs, so everything that only
+``check`` needs (ast, json, the planner) is imported inside the functions that use it:
+``run`` must not import, eagerly, modules the program is meant to import lazily.
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
-import io
-import json
 import os
 import sys
 from typing import Sequence
@@ -116,6 +116,8 @@ def _version() -> str:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     """``lazify check``: static report; exit 1 when a file could not be analysed."""
+    import json
+
     from lazify import _plan
 
     excluding = frozenset(args.excluding) or None
@@ -189,6 +191,8 @@ def module_name_for(path: str) -> tuple[str, bool]:
 
 
 def _check_file(path: str, _plan, excluding, strict: bool) -> dict:
+    import ast
+
     module, is_package = module_name_for(path)
     result = {"path": path, "module": module, "error": None, "sites": ()}
     try:
@@ -293,27 +297,33 @@ def _summary(results: list[dict]) -> dict:
     }
 
 
-def _print_text_report(results: list[dict], out: io.TextIOBase) -> None:
+def _verdict_words(n) -> tuple[str, str]:
+    """``("lazy", notes)`` or ``("eager", reason in words)`` for one imported name."""
+    if not n.lazy:
+        return "eager", _reason_words(n.reason) if n.reason is not None else ""
+    notes = []
+    if n.used_at_import is not None:
+        notes.append(f"used at import time (line {n.used_at_import})")
+    if n.unused:
+        notes.append(UNUSED_WARNING)
+    return "lazy", "; ".join(notes)
+
+
+def _print_text_report(results: list[dict], out) -> None:
     for r in results:
         if r["error"] is not None:
             out.write(f"{r['path']}: error: {r['error']}\n\n")
             continue
         rows = []
-        for site, n in _rows(r):
+        for site in r["sites"]:
             where = f"{r['path']}:{site.span[0]}"
-            statement = site.statement
-            if len(site.names) > 1:
-                statement += f"  [{n.name}]"
-            if n.lazy:
-                notes = []
-                if n.used_at_import is not None:
-                    notes.append(f"used at import time (line {n.used_at_import})")
-                if n.unused:
-                    notes.append(UNUSED_WARNING)
-                rows.append((where, statement, "lazy", "; ".join(notes)))
-            else:
-                words = _reason_words(n.reason) if n.reason is not None else ""
-                rows.append((where, statement, "eager", words))
+            verdicts = [_verdict_words(n) for n in site.names]
+            if len(set(verdicts)) == 1:
+                # One line per statement when all its names share the verdict and notes.
+                rows.append((where, site.statement, *verdicts[0]))
+                continue
+            for n, (verdict, why) in zip(site.names, verdicts):
+                rows.append((where, f"{site.statement}  [{n.name}]", verdict, why))
         if not rows:
             continue
         w0 = max(len(row[0]) for row in rows)
@@ -428,7 +438,7 @@ def _run_module(name: str, argv: list[str]) -> int:
     try:
         runpy.run_module(name, run_name="__main__", alter_sys=True)
     except ImportError as e:
-        if _raised_in(e, runpy.__file__):
+        if _raised_in_runpy(e):
             # runpy's own "cannot be directly executed" and the like: python -m prints
             # just the message.
             print(f"lazify run: {e}", file=sys.stderr)
@@ -439,13 +449,26 @@ def _run_module(name: str, argv: list[str]) -> int:
     return 0
 
 
-def _raised_in(exc: BaseException, filename: str) -> bool:
+def _raised_in_runpy(exc: BaseException) -> bool:
     tb = exc.__traceback__
     if tb is None:
         return False
     while tb.tb_next is not None:
         tb = tb.tb_next
-    return os.path.abspath(tb.tb_frame.f_code.co_filename) == os.path.abspath(filename)
+    return _is_own_frame(tb.tb_frame.f_code.co_filename, own=_runpy_files())
+
+
+def _runpy_files() -> frozenset[str]:
+    import runpy
+
+    # 3.11+ freezes runpy: its frames say "<frozen runpy>".
+    return frozenset({"<frozen runpy>", os.path.normcase(os.path.abspath(runpy.__file__))})
+
+
+def _is_own_frame(filename: str, own: frozenset[str]) -> bool:
+    if filename.startswith("<"):
+        return filename in own
+    return os.path.normcase(os.path.abspath(filename)) in own
 
 
 def _run_script(path: str, argv: list[str], *, rewrite: bool = True) -> int:
@@ -548,11 +571,11 @@ def _report(exc: BaseException) -> int:
     tb = exc.__traceback__
     # Drop lazify's and runpy's own frames, so that the traceback starts at the user's code
     # as it does under plain `python`.
-    import runpy
-
-    own = {os.path.normcase(os.path.abspath(f)) for f in (__file__, runpy.__file__)}
-    while tb is not None and os.path.normcase(os.path.abspath(tb.tb_frame.f_code.co_filename)) in own:
+    own = _runpy_files() | {os.path.normcase(os.path.abspath(__file__))}
+    while tb is not None and _is_own_frame(tb.tb_frame.f_code.co_filename, own):
         tb = tb.tb_next
+    # Set it on the exception too: the default hook prints exc.__traceback__ on 3.12+.
+    exc.__traceback__ = tb
     sys.excepthook(type(exc), exc, tb)
     if isinstance(exc, KeyboardInterrupt):
         return 130

@@ -1,0 +1,69 @@
+"""Helpers shared by the test modules: ``from tests._util import run_python``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from typing import Mapping, Sequence
+
+#: The project root (the directory holding ``lazify/`` and ``tests/``).
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+#: Set on this machine, and they change where (and whether) pycs are written; a child
+#: that inherits them does not test lazify's cache (pytest #14972 had the same problem).
+DROPPED_ENV = ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
+
+
+def child_env(env_extra: Mapping[str, str | None] | None = None) -> dict[str, str]:
+    """Return the environment for a child interpreter.
+
+    Drops :data:`DROPPED_ENV`, sets ``LAZIFY_STRICT=1`` and puts the project root first on
+    ``PYTHONPATH``. A value of None in *env_extra* removes that variable.
+    """
+    env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
+    env["LAZIFY_STRICT"] = "1"
+    pythonpath = [ROOT] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env["PYTHONPATH"] = os.pathsep.join(pythonpath)
+    for key, value in (env_extra or {}).items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    return env
+
+
+def run_python(
+    code_or_args: str | Sequence[str],
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+    env_extra: Mapping[str, str | None] | None = None,
+    check: bool = False,
+    input: str | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess:
+    """Run ``sys.executable`` in a subprocess and return the completed process (text mode).
+
+    :param code_or_args: a string is run as ``python -c CODE``; a sequence is the argument
+        list after the interpreter (``["-m", "lazify", "check", "x.py"]``).
+    :param env_extra: variables to set (None removes one) on top of :func:`child_env`.
+    :param check: raise :class:`AssertionError` showing stdout and stderr on a non-zero exit.
+    """
+    if isinstance(code_or_args, str):
+        args = [sys.executable, "-c", code_or_args]
+    else:
+        args = [sys.executable, *code_or_args]
+    proc = subprocess.run(
+        args,
+        cwd=cwd,
+        env=child_env(env_extra),
+        input=input,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(
+            f"{args!r} exited {proc.returncode}\n--- stdout\n{proc.stdout}--- stderr\n{proc.stderr}"
+        )
+    return proc

@@ -1,0 +1,660 @@
+"""The ``lazify`` command line: ``main([...])`` plus ``capsys`` on ``tmp_path`` trees."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import textwrap
+
+import pytest
+
+from lazify import _cli
+from lazify._cli import main, module_name_for
+from tests._util import ROOT, run_python
+
+EXAMPLES = os.path.join(ROOT, "examples")
+
+
+def write(root, relpath: str, text: str = "", *, raw: bytes | None = None) -> str:
+    path = os.path.join(str(root), relpath)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(raw if raw is not None else textwrap.dedent(text).encode("utf-8"))
+    return path
+
+
+def check_json(capsys, *args: str) -> tuple[int, dict]:
+    code = main(["check", "--format", "json", *args])
+    out = capsys.readouterr().out
+    return code, json.loads(out)
+
+
+def by_name(report: dict, path_end: str) -> dict:
+    """The imports of the file whose path ends with *path_end*, keyed by bound name."""
+    (entry,) = [f for f in report["files"] if f["path"].replace(os.sep, "/").endswith(path_end)]
+    return {imp["name"]: imp for imp in entry["imports"]}
+
+
+SIMPLE = """\
+    import json
+    try:
+        import readline
+    except ImportError:
+        readline = None
+
+    def f():
+        import decimal
+        return json.dumps(str(decimal))
+"""
+
+
+# ------------------------------------------------------------------- text report
+
+
+def test_check_text_report(tmp_path, capsys):
+    path = write(tmp_path, "mod.py", SIMPLE)
+    assert main(["check", path]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    (json_line,) = [line for line in lines if line.startswith(f"{path}:1 ")]
+    assert "import json" in json_line and json_line.split()[-1] == "lazy"
+    (try_line,) = [line for line in lines if line.startswith(f"{path}:3 ")]
+    assert "import readline" in try_line
+    assert "eager" in try_line and "inside try/except/else/finally" in try_line
+    (func_line,) = [line for line in lines if line.startswith(f"{path}:8 ")]
+    assert "eager" in func_line and "inside a function body" in func_line
+    assert "1 file, 3 imports: 1 lazy, 2 eager" in out
+    assert "eager by reason: function 1, try 1" in out
+    assert "files that failed: 0" in out
+
+
+def test_check_text_used_at_import_and_unused(tmp_path, capsys):
+    path = write(
+        tmp_path,
+        "mod.py",
+        """\
+        import collections
+        import readline
+        Point = collections.namedtuple("Point", "x y")
+        """,
+    )
+    assert main(["check", path]) == 0
+    out = capsys.readouterr().out
+    (line1,) = [line for line in out.splitlines() if line.startswith(f"{path}:1 ")]
+    assert "lazy" in line1 and "used at import time (line 3)" in line1
+    (line2,) = [line for line in out.splitlines() if line.startswith(f"{path}:2 ")]
+    assert "lazy" in line2 and "unused: its import-time side effects will not happen" in line2
+    assert "lazify.eager_imports()" in line2 and "excluding" in line2
+
+
+def test_check_text_names_split_when_verdicts_differ(tmp_path, capsys):
+    path = write(tmp_path, "mod.py", "import os, sys\nsys = 1\nprint(os)\n")
+    assert main(["check", path]) == 0
+    out = capsys.readouterr().out
+    assert "import os, sys  [os]" in out
+    (sys_line,) = [line for line in out.splitlines() if "[sys]" in line]
+    assert "eager" in sys_line and "bound again" in sys_line
+
+
+# ------------------------------------------------------------------- JSON report
+
+
+def test_check_json_shape(tmp_path, capsys):
+    path = write(tmp_path, "mod.py", SIMPLE)
+    code, report = check_json(capsys, path)
+    assert code == 0
+    assert set(report) == {"files", "summary"}
+    (entry,) = report["files"]
+    assert set(entry) == {"path", "module", "error", "imports"}
+    assert entry["path"] == path
+    assert entry["module"] == "mod"
+    assert entry["error"] is None
+    keys = {
+        "line", "col", "statement", "name", "module", "verdict", "reason",
+        "used_at_import", "unused",
+    }
+    for imp in entry["imports"]:
+        assert set(imp) == keys
+    imports = {imp["name"]: imp for imp in entry["imports"]}
+    assert imports["json"] == {
+        "line": 1,
+        "col": 0,
+        "statement": "import json",
+        "name": "json",
+        "module": "json",
+        "verdict": "lazy",
+        "reason": None,
+        "used_at_import": None,
+        "unused": False,
+    }
+    assert imports["readline"]["verdict"] == "eager"
+    assert imports["readline"]["reason"] == "try"
+    assert imports["readline"]["col"] == 4
+    assert imports["decimal"]["reason"] == "function"
+    summary = report["summary"]
+    assert summary["files"] == 1
+    assert summary["files_failed"] == 0
+    assert summary["imports"] == 3
+    assert summary["lazy"] == 1
+    assert summary["eager"] == 2
+    assert summary["eager_by_reason"] == {"function": 1, "try": 1}
+
+
+def test_check_json_one_entry_per_name_and_normalised_statement(tmp_path, capsys):
+    path = write(tmp_path, "mod.py", "import  os.path ,  sys as  system\nfrom collections import (\n    deque,\n    OrderedDict as OD,\n)\n")
+    _, report = check_json(capsys, path)
+    imports = by_name(report, "mod.py")
+    assert set(imports) == {"os", "system", "deque", "OD"}
+    assert imports["os"]["statement"] == "import os.path, sys as system"
+    assert imports["os"]["module"] == "os.path"
+    assert imports["system"]["module"] == "sys"
+    assert imports["OD"]["statement"] == "from collections import deque, OrderedDict as OD"
+    assert imports["OD"]["module"] == "collections"
+    assert imports["deque"]["line"] == 2
+
+
+def test_check_json_relative_imports_resolved_from_init_files(tmp_path, capsys):
+    write(tmp_path, "pkg/__init__.py", "from .sub import mod\n")
+    write(tmp_path, "pkg/other.py", "z = 1\n")
+    write(tmp_path, "pkg/sub/__init__.py", "")
+    write(tmp_path, "pkg/sub/sibling.py", "y = 1\n")
+    write(
+        tmp_path,
+        "pkg/sub/mod.py",
+        "from .sibling import y\nfrom ..other import z\nfrom ...toplevel import w\n",
+    )
+    code, report = check_json(capsys, str(tmp_path / "pkg"))
+    assert code == 0
+    modules = {f["path"].replace(os.sep, "/").rpartition("/pkg/")[2]: f["module"] for f in report["files"]}
+    assert modules == {
+        "__init__.py": "pkg",
+        "other.py": "pkg.other",
+        "sub/__init__.py": "pkg.sub",
+        "sub/sibling.py": "pkg.sub.sibling",
+        "sub/mod.py": "pkg.sub.mod",
+    }
+    imports = by_name(report, "pkg/sub/mod.py")
+    assert imports["y"]["module"] == "pkg.sub.sibling"
+    assert imports["z"]["module"] == "pkg.other"
+    assert imports["y"]["statement"] == "from .sibling import y"
+    assert by_name(report, "pkg/__init__.py")["mod"]["module"] == "pkg.sub"
+
+
+def test_module_name_for(tmp_path):
+    write(tmp_path, "a/__init__.py")
+    write(tmp_path, "a/b/__init__.py")
+    assert module_name_for(write(tmp_path, "a/b/c.py")) == ("a.b.c", False)
+    assert module_name_for(str(tmp_path / "a" / "b" / "__init__.py")) == ("a.b", True)
+    assert module_name_for(write(tmp_path, "a/b/__main__.py")) == ("a.b.__main__", False)
+    assert module_name_for(write(tmp_path, "loose.py")) == ("loose", False)
+    # A directory without __init__.py ends the package: namespace packages are not guessed.
+    assert module_name_for(write(tmp_path, "ns/x.py")) == ("x", False)
+    assert module_name_for(write(tmp_path, "my-script.py")) == ("", False)
+    # The package stops at a directory whose name is not an identifier.
+    write(tmp_path, "not-a-name/__init__.py")
+    assert module_name_for(write(tmp_path, "not-a-name/m.py")) == ("m", False)
+
+
+# --------------------------------------------------------------------- walking
+
+
+def test_check_skips_vcs_caches_venvs_and_build_dirs(tmp_path, capsys):
+    write(tmp_path, "app.py", "import json\n")
+    for skipped in (
+        ".git/hook.py", "__pycache__/x.py", ".venv/lib/x.py", "venv/lib/x.py",
+        "build/lib/x.py", "dist/x.py", "node_modules/x.py", ".tox/py311/x.py",
+    ):
+        write(tmp_path, skipped, "import os\n")
+    # Any directory holding pyvenv.cfg is a virtual environment, whatever its name.
+    write(tmp_path, "myenv/pyvenv.cfg", "home = /usr/bin\n")
+    write(tmp_path, "myenv/lib/site.py", "import os\n")
+    write(tmp_path, "notes.txt", "import os\n")
+    code, report = check_json(capsys, str(tmp_path))
+    assert code == 0
+    assert [os.path.relpath(f["path"], tmp_path) for f in report["files"]] == ["app.py"]
+
+
+def test_check_explicit_file_in_skipped_dir_is_analysed(tmp_path, capsys):
+    path = write(tmp_path, "build/gen.py", "import json\n")
+    code, report = check_json(capsys, path, path)
+    assert code == 0
+    assert [f["path"] for f in report["files"]] == [path]
+
+
+def test_check_walk_order_is_sorted(tmp_path, capsys):
+    for name in ("b.py", "a.py", "c/__init__.py", "c/z.py"):
+        write(tmp_path, name, "import os\n")
+    _, report = check_json(capsys, str(tmp_path))
+    assert [os.path.relpath(f["path"], tmp_path) for f in report["files"]] == [
+        "a.py", "b.py", os.path.join("c", "__init__.py"), os.path.join("c", "z.py"),
+    ]
+
+
+# ---------------------------------------------------------------------- errors
+
+
+def error_files(tmp_path) -> dict[str, str]:
+    files = {
+        "syntax": write(tmp_path, "syntax.py", "def f(:\n    pass\n"),
+        "undecodable": write(tmp_path, "undecodable.py", raw=b'import os\nx = "\xff\xfe"\n'),
+        "bad_cookie": write(tmp_path, "bad_cookie.py", raw=b"# -*- coding: no-such-codec -*-\nimport os\n"),
+        "null": write(tmp_path, "null.py", raw=b"import os\x00\n"),
+    }
+    broken = os.path.join(str(tmp_path), "unreadable.py")
+    os.symlink(os.path.join(str(tmp_path), "does-not-exist.py"), broken)
+    files["unreadable"] = broken
+    return files
+
+
+def test_check_error_files_reported_others_analysed(tmp_path, capsys):
+    files = error_files(tmp_path)
+    good = write(tmp_path, "good.py", "import json\n")
+    code, report = check_json(capsys, str(tmp_path))
+    assert code == 1
+    entries = {f["path"]: f for f in report["files"]}
+    assert entries[good]["error"] is None
+    assert [imp["name"] for imp in entries[good]["imports"]] == ["json"]
+    for kind, path in files.items():
+        entry = entries[path]
+        assert entry["error"], kind
+        assert entry["imports"] == [], kind
+    assert "SyntaxError" in entries[files["syntax"]]["error"]
+    assert "line 1" in entries[files["syntax"]]["error"]
+    assert "FileNotFoundError" in entries[files["unreadable"]]["error"]
+    assert report["summary"]["files"] == 6
+    assert report["summary"]["files_failed"] == 5
+
+
+def test_check_error_files_are_the_ones_compile_rejects(tmp_path, capsys):
+    files = error_files(tmp_path)
+    for kind, path in files.items():
+        if kind == "unreadable":
+            continue
+        with open(path, "rb") as f:
+            data = f.read()
+        with pytest.raises((SyntaxError, ValueError)):
+            compile(data, path, "exec", dont_inherit=True)
+    # And a file with a valid coding cookie is not an error.
+    latin = write(tmp_path, "latin.py", raw=b'# coding: latin-1\nimport os\nx = "\xe9"\n')
+    code, report = check_json(capsys, latin)
+    assert code == 0 and report["files"][0]["error"] is None
+
+
+def test_check_error_text_report(tmp_path, capsys):
+    bad = write(tmp_path, "bad.py", "x = (\n")
+    good = write(tmp_path, "good.py", "import json\n")
+    assert main(["check", bad, good]) == 1
+    out = capsys.readouterr().out
+    assert f"{bad}: error: SyntaxError:" in out
+    assert f"{good}:1" in out
+    assert "files that failed: 1" in out
+    assert out.rstrip().endswith(bad)
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root can read a mode-000 file"
+)
+def test_check_permission_denied(tmp_path, capsys):
+    path = write(tmp_path, "secret.py", "import os\n")
+    os.chmod(path, 0)
+    try:
+        code, report = check_json(capsys, path)
+    finally:
+        os.chmod(path, 0o644)
+    assert code == 1
+    assert "PermissionError" in report["files"][0]["error"]
+
+
+def test_check_missing_path(tmp_path, capsys):
+    code, report = check_json(capsys, str(tmp_path / "nope.py"))
+    assert code == 1
+    assert "FileNotFoundError" in report["files"][0]["error"]
+
+
+def test_check_usage_error_exits_2(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["check"])
+    assert exc.value.code == 2
+    with pytest.raises(SystemExit) as exc:
+        main(["check", "--format", "xml", "x.py"])
+    assert exc.value.code == 2
+
+
+def test_main_without_command_exits_2(capsys):
+    assert main([]) == 2
+
+
+# ------------------------------------------------------------------- excluding
+
+
+def test_check_excluding(tmp_path, capsys):
+    write(tmp_path, "pkg/__init__.py")
+    write(tmp_path, "pkg/mod.py", "import json\n")
+    write(tmp_path, "pkg/other.py", "import json\n")
+    code, report = check_json(capsys, "--excluding", "pkg.mod", str(tmp_path / "pkg"))
+    assert code == 0
+    assert by_name(report, "pkg/mod.py")["json"]["verdict"] == "eager"
+    assert by_name(report, "pkg/mod.py")["json"]["reason"] == "excluded"
+    assert by_name(report, "pkg/other.py")["json"]["verdict"] == "lazy"
+    code, report = check_json(
+        capsys, "--excluding", "x", "--excluding", "pkg.other", str(tmp_path / "pkg")
+    )
+    assert by_name(report, "pkg/mod.py")["json"]["verdict"] == "lazy"
+    assert by_name(report, "pkg/other.py")["json"]["reason"] == "excluded"
+
+
+# ---------------------------------------------------------------- subprocesses
+
+
+def test_python_m_lazify_check_on_the_example_app():
+    proc = run_python(["-m", "lazify", "check", "--format", "json", "heavyapp"], cwd=EXAMPLES)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["summary"]["files_failed"] == 0
+    total = by_name(report, "heavyapp/commands/total.py")
+    assert total["decimal"]["verdict"] == "lazy"
+    assert total["json"]["verdict"] == "lazy"
+    assert report["files"][0]["module"].startswith("heavyapp")
+    db = by_name(report, "heavyapp/commands/dbstats.py")
+    assert db["sqlite3"]["used_at_import"] == 8
+
+
+def test_lazify_check_text_on_the_example_app():
+    proc = run_python(["-m", "lazify", "check", "examples/heavyapp"], cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert "files that failed: 0" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "argv, stdin, expected",
+    [
+        (["total", "--json"], "1.10\n2.20\n", '{"count": 2, "total": "3.30"}\n'),
+        (["db", "b", "a", "b"], None, "   2  b\n   1  a\n"),
+        (["xml"], "<a><b/></a>", '<?xml version="1.0" ?>\n<a>\n  <b/>\n</a>\n'),
+    ],
+)
+@pytest.mark.parametrize("mode", ["plain", "run", "sitecustomize"])
+def test_example_app_runs(mode, argv, stdin, expected):
+    if mode == "plain":
+        args, env = ["-m", "heavyapp", *argv], None
+    elif mode == "run":
+        args, env = ["-m", "lazify", "run", "-m", "heavyapp", *argv], None
+    else:
+        site = os.path.join(EXAMPLES, "heavyapp_sitecustomize")
+        args = ["-m", "heavyapp", *argv]
+        env = {"PYTHONPATH": os.pathsep.join([site, ROOT])}
+    proc = run_python(args, cwd=EXAMPLES, env_extra=env, input=stdin)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == expected
+    assert proc.stderr == ""
+
+
+def test_example_app_lazy_imports_only_what_the_command_uses():
+    probe = (
+        "import sys\n"
+        "sys.argv = ['heavyapp', 'total']\n"
+        "import heavyapp.cli\n"
+        "heavyapp.cli.main()\n"
+        "print(sorted(m for m in ('sqlite3', 'asyncio', 'xml.dom.minidom', 'http.client', 'decimal') if m in sys.modules))\n"
+    )
+    site = os.path.join(EXAMPLES, "heavyapp_sitecustomize")
+    eager = run_python(probe, cwd=EXAMPLES, input="1\n")
+    lazy = run_python(
+        probe, cwd=EXAMPLES, input="1\n", env_extra={"PYTHONPATH": os.pathsep.join([site, ROOT])}
+    )
+    assert eager.returncode == 0, eager.stderr
+    assert lazy.returncode == 0, lazy.stderr
+    assert eager.stdout.splitlines()[-1] == "['asyncio', 'decimal', 'http.client', 'sqlite3', 'xml.dom.minidom']"
+    assert lazy.stdout.splitlines()[-1] == "['decimal']"
+
+
+# ------------------------------------------------------------------------- run
+
+
+@pytest.fixture
+def script_dir(tmp_path):
+    write(tmp_path, "heavy_dep.py", "print('imported heavy_dep')\nVALUE = 42\n")
+    return tmp_path
+
+
+def lazify_run(*args: str, cwd=None, input=None):
+    return run_python(["-m", "lazify", "run", *args], cwd=cwd, input=input)
+
+
+def test_run_script_argv_name_and_path(script_dir):
+    script = write(
+        script_dir,
+        "script.py",
+        """\
+        import sys
+        import heavy_dep
+        print("argv", sys.argv)
+        print("name", __name__)
+        print("path0", sys.path[0])
+        print("file", __file__)
+        """,
+    )
+    proc = lazify_run(script, "a", "--flag", "-m", cwd=str(script_dir))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert f"argv {[script, 'a', '--flag', '-m']!r}" in lines
+    assert "name __main__" in lines
+    assert f"path0 {os.path.realpath(str(script_dir))}" in lines
+    assert f"file {os.path.abspath(script)}" in lines
+    # The main script itself is rewritten: heavy_dep is never read, so never imported.
+    assert "imported heavy_dep" not in lines
+
+
+def test_run_script_imports_on_first_use(script_dir):
+    script = write(
+        script_dir,
+        "script.py",
+        """\
+        import heavy_dep
+        print("before")
+        print(heavy_dep.VALUE)
+        """,
+    )
+    proc = lazify_run(script, cwd=str(script_dir))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["before", "imported heavy_dep", "42"]
+    plain = run_python([script], cwd=str(script_dir))
+    assert plain.stdout.splitlines() == ["imported heavy_dep", "before", "42"]
+
+
+@pytest.mark.parametrize(
+    "body, code",
+    [
+        ("import sys\nsys.exit(3)\n", 3),
+        ("raise SystemExit\n", 0),
+        ("import sys\nsys.exit('bye')\n", 1),
+        ("pass\n", 0),
+    ],
+)
+def test_run_script_exit_code(tmp_path, body, code):
+    script = write(tmp_path, "script.py", body)
+    proc = lazify_run(script)
+    assert proc.returncode == code
+    plain = run_python([script])
+    assert plain.returncode == code
+    assert proc.stderr == plain.stderr
+
+
+def test_run_script_traceback_is_pythons(tmp_path):
+    script = write(
+        tmp_path,
+        "script.py",
+        """\
+        def f():
+            return 1 / 0
+
+        f()
+        """,
+    )
+    proc = lazify_run(script)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("Traceback (most recent call last):\n")
+    assert f'File "{script}", line 4, in <module>' in proc.stderr
+    assert f'File "{script}", line 2, in f' in proc.stderr
+    assert proc.stderr.rstrip().endswith("ZeroDivisionError: division by zero")
+    assert "_cli.py" not in proc.stderr and "runpy" not in proc.stderr
+    plain = run_python([script])
+    assert proc.stderr == plain.stderr
+
+
+def test_run_script_syntax_error(tmp_path):
+    script = write(tmp_path, "script.py", "x = (\n")
+    proc = lazify_run(script)
+    assert proc.returncode == 1
+    assert "SyntaxError" in proc.stderr
+    assert "_cli.py" not in proc.stderr
+
+
+def test_run_missing_script(tmp_path):
+    proc = lazify_run(str(tmp_path / "nope.py"))
+    assert proc.returncode == 2
+    assert "No such file or directory" in proc.stderr
+
+
+def test_run_module_package(script_dir):
+    write(script_dir, "app/__init__.py", "")
+    write(
+        script_dir,
+        "app/__main__.py",
+        """\
+        import sys
+        import heavy_dep
+        from . import helper
+        print("argv", sys.argv[1:])
+        print("name", __name__)
+        print("helper", helper.X)
+        print("path0", sys.path[0])
+        sys.exit(7)
+        """,
+    )
+    write(script_dir, "app/helper.py", "X = 'ok'\n")
+    proc = lazify_run("-m", "app", "x", "--y", cwd=str(script_dir))
+    assert proc.returncode == 7, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "argv ['x', '--y']" in lines
+    assert "name __main__" in lines
+    assert "helper ok" in lines
+    assert f"path0 {os.path.realpath(str(script_dir))}" in [
+        "path0 " + os.path.realpath(line[6:]) for line in lines if line.startswith("path0 ")
+    ]
+    assert "imported heavy_dep" not in lines
+
+
+def test_run_module_traceback(tmp_path):
+    write(tmp_path, "boom.py", "def f():\n    raise KeyError('k')\nf()\n")
+    proc = lazify_run("-m", "boom", cwd=str(tmp_path))
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("Traceback (most recent call last):\n")
+    assert "boom.py\", line 3, in <module>" in proc.stderr
+    assert proc.stderr.rstrip().endswith("KeyError: 'k'")
+    assert "_cli.py" not in proc.stderr and "runpy" not in proc.stderr
+
+
+def test_run_module_not_found(tmp_path):
+    proc = lazify_run("-m", "no_such_module_xyz", cwd=str(tmp_path))
+    assert proc.returncode == 1
+    assert "No module named" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_run_package_without_main(tmp_path):
+    write(tmp_path, "lib/__init__.py", "")
+    proc = lazify_run("-m", "lib", cwd=str(tmp_path))
+    assert proc.returncode == 1
+    assert "cannot be directly executed" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_run_with_lazify_disable(script_dir):
+    script = write(script_dir, "script.py", "import heavy_dep\nprint('main')\n")
+    proc = run_python(
+        ["-m", "lazify", "run", script], cwd=str(script_dir), env_extra={"LAZIFY_DISABLE": "1"}
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["imported heavy_dep", "main"]
+
+
+def test_run_does_not_import_check_machinery():
+    # `lazify run` must not import, eagerly, what the program may want lazily.
+    proc = run_python(
+        "import sys; import lazify._cli; "
+        "print(sorted(m for m in ('json', 'ast', 'lazify._plan') if m in sys.modules))"
+    )
+    assert proc.stdout.strip() == "[]", proc.stderr
+
+
+# --------------------------------------------------------------------- compile
+
+
+def test_compile_dispatches_to_hook(tmp_path, monkeypatch):
+    calls = []
+
+    def compile_paths(paths, *, hash_based=False):
+        calls.append((list(paths), hash_based))
+        return 1
+
+    import lazify._hook
+
+    monkeypatch.setattr(lazify._hook, "compile_paths", compile_paths)
+    assert main(["compile", "a.py", "b"]) == 1
+    assert main(["compile", "--hash", "c"]) == 1
+    assert calls == [(["a.py", "b"], False), (["c"], True)]
+
+
+def test_compile_writes_cache(tmp_path):
+    write(tmp_path, "mod.py", "import json\n")
+    proc = run_python(["-m", "lazify", "compile", str(tmp_path)])
+    assert proc.returncode == 0, proc.stderr
+    assert any("lazify" in name for name in os.listdir(tmp_path / "__pycache__"))
+
+
+# -------------------------------------------------------------- rewrite / diff
+
+
+def test_rewrite_and_diff_dispatch(monkeypatch):
+    seen = {}
+
+    def cmd_rewrite(args):
+        seen["rewrite"] = (args.path, args.output)
+        return 5
+
+    def cmd_diff(args):
+        seen["diff"] = (args.paths, args.check)
+        return 6
+
+    fake = type(sys)("lazify._diff")
+    fake.cmd_rewrite = cmd_rewrite
+    fake.cmd_diff = cmd_diff
+    monkeypatch.setitem(sys.modules, "lazify._diff", fake)
+    import lazify
+
+    monkeypatch.setattr(lazify, "_diff", fake, raising=False)
+    assert main(["rewrite", "x.py"]) == 5
+    assert seen["rewrite"] == ("x.py", None)
+    seen.clear()
+    assert main(["rewrite", "src", "-o", "out"]) == 5
+    assert seen["rewrite"] == ("src", "out")
+    assert main(["diff", "a.py", "b"]) == 6
+    assert seen["diff"] == (["a.py", "b"], None)
+    seen.clear()
+    assert main(["diff", "a.py", "--check", "reviewed"]) == 6
+    assert seen["diff"] == (["a.py"], "reviewed")
+
+
+def test_rewrite_usage_error_exits_2(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["rewrite"])
+    assert exc.value.code == 2
+    with pytest.raises(SystemExit) as exc:
+        main(["diff", "--check"])
+    assert exc.value.code == 2
+
+
+def test_skip_dirs_constant_covers_the_documented_names():
+    assert {".git", "__pycache__", ".venv", "venv", "build", "dist", "node_modules"} <= _cli.SKIP_DIRS
