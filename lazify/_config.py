@@ -181,6 +181,8 @@ def _parse_value(value: str, path: str):
         return True
     if value == "false":
         return False
+    if value.lstrip("+-").isdigit():
+        return int(value)
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
         inner = value[1:-1]
         if value[0] == '"' and "\\" in inner:

@@ -1,0 +1,117 @@
+"""``[tool.lazify]`` and the environment: lazify._config."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+
+import pytest
+
+from lazify import _config
+from lazify._config import Config, ConfigError, find_pyproject, load_config
+from tests._util import run_python
+
+
+def pyproject(directory, text: str) -> str:
+    path = os.path.join(str(directory), "pyproject.toml")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(textwrap.dedent(text))
+    return path
+
+
+FULL = """\
+    [project]
+    name = "app"
+    dependencies = ["lazify-imports"]
+
+    [tool.lazify]
+    enabled = false   # hook for opt-ins only
+    excluding = [
+        "sympy",  # registration order, see DESIGN.md
+        'app.plugins',
+    ]
+
+    [tool.other]
+    excluding = ["not-ours"]
+"""
+
+
+@pytest.fixture(params=["toml-library", "minimal-parser"])
+def parser(request, monkeypatch):
+    """Run each test with tomllib/tomli and with the 3.10 fallback parser."""
+    if request.param == "minimal-parser":
+        monkeypatch.setattr(_config, "_toml_loads", lambda: None)
+    elif _config._toml_loads() is None:
+        pytest.skip("no TOML library on this Python")
+    return request.param
+
+
+def test_defaults_without_pyproject(tmp_path):
+    assert load_config(tmp_path, environ={}) == Config(enabled=True, excluding=(), path=None)
+
+
+def test_full_table(tmp_path, parser):
+    path = pyproject(tmp_path, FULL)
+    assert load_config(tmp_path, environ={}) == Config(
+        enabled=False, excluding=("sympy", "app.plugins"), path=path
+    )
+
+
+def test_nearest_pyproject_upwards(tmp_path, parser):
+    outer = pyproject(tmp_path, '[tool.lazify]\nexcluding = ["outer"]\n')
+    inner_dir = tmp_path / "a" / "b"
+    inner_dir.mkdir(parents=True)
+    assert find_pyproject(inner_dir) == outer
+    assert load_config(inner_dir, environ={}).excluding == ("outer",)
+    inner = pyproject(tmp_path / "a", "[project]\nname = 'x'\n")
+    # The nearest file wins even without a [tool.lazify] table.
+    assert load_config(inner_dir, environ={}) == Config(path=inner)
+
+
+def test_pyproject_without_table(tmp_path, parser):
+    path = pyproject(tmp_path, '[project]\nname = "lazify-user"\n')
+    assert load_config(tmp_path, environ={}) == Config(path=path)
+
+
+def test_environment(tmp_path, parser):
+    pyproject(tmp_path, '[tool.lazify]\nexcluding = ["a"]\n')
+    config = load_config(tmp_path, environ={"LAZIFY_EXCLUDING": " b.c, ,a,d ", "LAZIFY_DISABLE": "1"})
+    assert config.excluding == ("a", "b.c", "d")
+    assert config.enabled is False
+    assert load_config(tmp_path, environ={"LAZIFY_DISABLE": "0"}).enabled is True
+
+
+@pytest.mark.parametrize(
+    "table, message",
+    [
+        ("enabled = 1", "enabled must be true or false"),
+        ('excluding = "sympy"', "excluding must be a list"),
+        ('excluding = ["not a name"]', "not a module name"),
+        ('exclude = ["sympy"]', "unknown key(s) in [tool.lazify]: exclude"),
+    ],
+)
+def test_errors_name_the_file(tmp_path, parser, table, message):
+    path = pyproject(tmp_path, f"[tool.lazify]\n{table}\n")
+    with pytest.raises(ConfigError) as exc:
+        load_config(tmp_path, environ={})
+    assert path in str(exc.value)
+    assert message in str(exc.value)
+
+
+def test_minimal_parser_refuses_what_it_cannot_read(tmp_path, monkeypatch):
+    monkeypatch.setattr(_config, "_toml_loads", lambda: None)
+    pyproject(tmp_path, "[tool.lazify]\nexcluding = {a = 1}\n")
+    with pytest.raises(ConfigError, match="install tomli"):
+        load_config(tmp_path, environ={})
+
+
+def test_no_toml_import_without_lazify_table(tmp_path):
+    pyproject(tmp_path, '[project]\nname = "app"\n')
+    proc = run_python(
+        "import sys, lazify._config as c; c.load_config(); "
+        "print([m for m in ('tomllib', 'tomli', 'dataclasses') if m in sys.modules])",
+        cwd=str(tmp_path),
+    )
+    assert proc.returncode == 0, proc.stderr
+    # dataclasses is imported by the module itself; no TOML parser is.
+    assert "tomllib" not in proc.stdout and "tomli" not in proc.stdout
