@@ -119,10 +119,15 @@ def _cmd_check(args: argparse.Namespace) -> int:
     import json
 
     from lazify import _plan
+    from lazify._config import ConfigError
 
-    excluding = frozenset(args.excluding) or None
     strict = os.environ.get("LAZIFY_STRICT", "") not in ("", "0")
-    results = [_check_file(path, _plan, excluding, strict) for path in _iter_files(args.paths)]
+    try:
+        files = list(_iter_files(args.paths, args.excluding))
+    except ConfigError as e:
+        print(f"lazify check: {e}", file=sys.stderr)
+        return 2
+    results = [_check_file(path, _plan, excluding, strict) for path, excluding in files]
     if args.format == "json":
         json.dump(_json_report(results), sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -131,10 +136,25 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 1 if any(r["error"] is not None for r in results) else 0
 
 
-def _iter_files(paths: Sequence[str]):
-    """Yield the Python files named by *paths*, walking directories, each file once."""
+def _excluding_for(path: str, extra: Sequence[str]) -> frozenset[str]:
+    """What the runtime would exclude for an application at *path*.
+
+    lazify's default list, ``[tool.lazify] excluding`` of the nearest pyproject.toml,
+    ``LAZIFY_EXCLUDING``, and ``--excluding``: so that ``check`` reports what
+    ``lazify run`` and ``install()`` do.
+    """
+    from lazify._config import load_config
+    from lazify._runtime import DEFAULT_EXCLUDING
+
+    start = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
+    return frozenset({*DEFAULT_EXCLUDING, *load_config(start).excluding, *extra})
+
+
+def _iter_files(paths: Sequence[str], extra_excluding: Sequence[str] = ()):
+    """Yield ``(file, excluding)`` for the Python files named by *paths*, each file once."""
     seen: set[str] = set()
     for path in paths:
+        excluding = _excluding_for(path, extra_excluding)
         if os.path.isdir(path):
             found = _walk(path)
         else:
@@ -145,7 +165,7 @@ def _iter_files(paths: Sequence[str]):
             key = os.path.realpath(f)
             if key not in seen:
                 seen.add(key)
-                yield f
+                yield f, excluding
 
 
 def _walk(top: str) -> list[str]:
@@ -400,7 +420,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         from lazify import _hook
 
         if config.excluding:
-            _hook.install(enabled=True, excluding=frozenset(config.excluding))
+            from lazify._runtime import DEFAULT_EXCLUDING
+
+            # excluding=None means lazify's default list; a given one replaces it.
+            _hook.install(enabled=True, excluding=frozenset({*DEFAULT_EXCLUDING, *config.excluding}))
         else:
             _hook.install(enabled=True)
     if args.module:

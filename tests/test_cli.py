@@ -344,6 +344,38 @@ def test_check_excluding(tmp_path, capsys):
     assert by_name(report, "pkg/other.py")["json"]["reason"] == "excluded"
 
 
+def test_check_uses_default_excluding_list(tmp_path, capsys):
+    from lazify import DEFAULT_EXCLUDING
+
+    assert "sympy" in DEFAULT_EXCLUDING
+    write(tmp_path, "sympy/__init__.py", "import json\n")
+    write(tmp_path, "sympy/core/__init__.py", "import json\n")
+    _, report = check_json(capsys, str(tmp_path / "sympy"))
+    assert by_name(report, "sympy/__init__.py")["json"]["reason"] == "excluded"
+    assert by_name(report, "sympy/core/__init__.py")["json"]["reason"] == "excluded"
+
+
+def test_check_reads_tool_lazify_excluding(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("LAZIFY_EXCLUDING", raising=False)
+    write(tmp_path, "pyproject.toml", '[tool.lazify]\nexcluding = ["app.plugins"]\n')
+    write(tmp_path, "app/__init__.py")
+    write(tmp_path, "app/plugins.py", "import json\n")
+    write(tmp_path, "app/core.py", "import json\n")
+    _, report = check_json(capsys, str(tmp_path / "app"))
+    assert by_name(report, "app/plugins.py")["json"]["reason"] == "excluded"
+    assert by_name(report, "app/core.py")["json"]["verdict"] == "lazy"
+    monkeypatch.setenv("LAZIFY_EXCLUDING", "app.core")
+    _, report = check_json(capsys, str(tmp_path / "app" / "core.py"))
+    assert by_name(report, "app/core.py")["json"]["reason"] == "excluded"
+
+
+def test_check_bad_config_is_a_usage_error(tmp_path, capsys):
+    write(tmp_path, "pyproject.toml", '[tool.lazify]\nexcluding = "oops"\n')
+    path = write(tmp_path, "m.py", "import json\n")
+    assert main(["check", path]) == 2
+    assert "excluding must be a list" in capsys.readouterr().err
+
+
 # ---------------------------------------------------------------- subprocesses
 
 
