@@ -158,16 +158,26 @@ def _loaded(name):
     return module
 
 
-# Number of pending entries anywhere whose import would load something under
-# each package name: a rewritten package keeps its submodule-importing
-# ``__getattr__`` while its count is not zero (DESIGN.md, "Details").
-_deferred_children: dict = {}
-_package_states: dict = {}
+# An eager program has ``pkg.sub`` set whenever any import of ``pkg.sub`` ran,
+# anywhere, directly or through other modules.  While any lazy import in the
+# process is pending, a deferred import might be the one that would have
+# loaded it, so rewritten packages keep a ``__getattr__`` that imports their
+# own submodules (DESIGN.md, "Details"); it leaves them when nothing is
+# pending anywhere.
+_pending = [0]              # pending entries in all modules
+_package_states: list = []  # states of rewritten packages
 
 
-def _prefixes(name):
-    parts = name.split(".")
-    return [".".join(parts[: end]) for end in range(1, len(parts) + 1)]
+def _pending_changed(delta):
+    before = _pending[0]
+    after = _pending[0] = before + delta
+    if before == 0 and after > 0:
+        for state in _package_states:
+            if not state.installed:
+                state.install()
+    elif after == 0 and before > 0:
+        for state in _package_states:
+            state.maybe_uninstall()
 
 
 # ---------------------------------------------------------------------------
@@ -176,7 +186,7 @@ def _prefixes(name):
 class _ModuleState:
     __slots__ = ("namespace", "cls", "name", "package", "is_package", "pending",
                  "getattr_fn", "dir_fn", "user_getattr", "user_dir", "installed",
-                 "not_submodules", "generation", "excluded", "counted")
+                 "not_submodules", "generation", "excluded")
 
     def __init__(self, namespace, cls):
         self.namespace = namespace
@@ -196,10 +206,9 @@ class _ModuleState:
         self.not_submodules = set()
         self.generation = -1
         self.excluded = False
-        self.counted = {}             # name -> package prefixes counted
         if self.is_package and self.name:
-            _package_states[self.name] = self
-            if _deferred_children.get(self.name):
+            _package_states.append(self)
+            if _pending[0]:
                 self.install()
 
     # -- decisions ----------------------------------------------------------
@@ -227,7 +236,6 @@ class _ModuleState:
                 and namespace.get(bound, _MISSING) is _MISSING:
             if entry.module not in existing.submodules:
                 existing.submodules.append(entry.module)
-                self._count(bound, entry)
             return
         if not self.lazy_for(entry):
             value = entry.load(namespace)
@@ -242,10 +250,9 @@ class _ModuleState:
                 self._unpend(bound, existing)
             return
         namespace.pop(bound, None)
-        if existing is not None:
-            self._uncount(bound)
+        if existing is None:
+            _pending_changed(1)
         self.pending[bound] = entry
-        self._count(bound, entry)
         setattr(self.cls, bound, _Pending(self, bound))
         if not self.installed:
             self.install()
@@ -270,31 +277,6 @@ class _ModuleState:
         value = getattr(module, "__dict__", {}).get(entry.attr, _MISSING)
         return value
 
-    def _count(self, bound, entry):
-        target = entry.absolute(self.package) if entry.kind != _TOP else entry.module
-        if target is None:
-            return
-        names = self.counted.setdefault(bound, [])
-        for prefix in _prefixes(target):
-            names.append(prefix)
-            count = _deferred_children.get(prefix, 0)
-            _deferred_children[prefix] = count + 1
-            if not count:
-                state = _package_states.get(prefix)
-                if state is not None and not state.installed:
-                    state.install()
-
-    def _uncount(self, bound):
-        for prefix in self.counted.pop(bound, ()):
-            count = _deferred_children.get(prefix, 0) - 1
-            if count > 0:
-                _deferred_children[prefix] = count
-            else:
-                _deferred_children.pop(prefix, None)
-                state = _package_states.get(prefix)
-                if state is not None:
-                    state.maybe_uninstall()
-
     # -- resolution ---------------------------------------------------------
 
     def resolve(self, name):
@@ -309,7 +291,10 @@ class _ModuleState:
         try:
             value = entry.load(namespace)
         except BaseException as exc:
-            raise _deferred_error(exc, self, entry) from None
+            error = _deferred_error(exc, self, entry)
+            if error is exc:
+                raise
+            raise error from exc
         current = namespace.get(name, _MISSING)
         if current is _MISSING:
             namespace[name] = value
@@ -327,9 +312,9 @@ class _ModuleState:
             delattr(self.cls, name)
         except AttributeError:
             pass
-        self._uncount(name)
         if not self.pending:
             self.maybe_uninstall()
+        _pending_changed(-1)
 
     def resolve_all(self, public_only=False):
         for name in list(self.pending):
@@ -355,8 +340,7 @@ class _ModuleState:
     def maybe_uninstall(self):
         """Take lazify's __getattr__ out once nothing needs it: while a module
         holds ``__getattr__`` CPython specializes no attribute load on it."""
-        if not self.installed or self.pending or (
-                self.is_package and _deferred_children.get(self.name)):
+        if not self.installed or self.pending or (self.is_package and _pending[0]):
             return
         self.installed = False
         namespace = self.namespace
@@ -384,7 +368,7 @@ class _ModuleState:
 
     def submodule(self, name):
         """``pkg.name`` for a submodule an eager program would have loaded."""
-        if not self.is_package or not _deferred_children.get(self.name) \
+        if not self.is_package or not _pending[0] \
                 or name in self.not_submodules or (name.startswith("__") and name.endswith("__")):
             return _MISSING
         fullname = f"{self.name}.{name}"
@@ -436,10 +420,8 @@ def _deferred_error(exc, state, entry):
     if isinstance(exc, AttributeError):
         # hasattr()/getattr(m, n, default)/from-import would read an
         # AttributeError as "no such attribute" and hide the real failure.
-        error = ImportError(f"deferred import {entry.statement!r} failed: "
-                            f"{type(exc).__name__}: {exc}")
-        error.__cause__ = exc
-        exc = error
+        exc = ImportError(f"deferred import {entry.statement!r} failed: "
+                          f"{type(exc).__name__}: {exc}")
     add_note = getattr(exc, "add_note", None)
     if add_note is not None and note not in (getattr(exc, "__notes__", None) or ()):
         add_note(note)

@@ -1,0 +1,522 @@
+"""Subprocess scenarios: what a program does under global lazy imports.
+
+Each test writes a small tree into tmp_path and runs ``python -m lazify run
+main.py`` there (the PEP's ``-L``), asserting on what the child prints.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import pytest
+
+from tests._util import run_python
+
+HAS_NOTES = sys.version_info >= (3, 11)
+
+
+def write_tree(root, files):
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+def run_lazy(tmp_path, files, *, args=(), env_extra=None):
+    write_tree(tmp_path, files)
+    return run_python(["-m", "lazify", "run", "main.py", *args], cwd=tmp_path,
+                      env_extra=env_extra)
+
+
+def lazy_output(tmp_path, files, **kwargs):
+    proc = run_lazy(tmp_path, files, **kwargs)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+HEAVY = {
+    "heavy.py": """
+        print("heavy executed")
+        VALUE = 42
+        def double(x):
+            return 2 * x
+        class Base:
+            pass
+        class Error(Exception):
+            pass
+    """,
+}
+
+
+def test_nothing_runs_at_the_statement(tmp_path):
+    out = lazy_output(tmp_path, {**HEAVY, "main.py": """
+        import sys
+        import heavy
+        print("loaded:", "heavy" in sys.modules)
+        print(heavy.double(2))
+        print(heavy.VALUE)
+        print("loaded:", "heavy" in sys.modules)
+    """})
+    assert out.splitlines() == ["loaded: False", "heavy executed", "4", "42", "loaded: True"]
+
+
+def test_side_effects_happen_once_at_first_use(tmp_path):
+    out = lazy_output(tmp_path, {**HEAVY, "user.py": """
+        import heavy
+        def get():
+            return heavy.VALUE
+    """, "main.py": """
+        import user
+        print("start")
+        print(user.get(), user.get())
+    """})
+    assert out.splitlines() == ["start", "heavy executed", "42 42"]
+
+
+def test_eligibility_matches_check(tmp_path):
+    files = {
+        "m_if.py": "print('m_if')\n", "m_else.py": "print('m_else')\n",
+        "m_try.py": "print('m_try')\n", "m_with.py": "print('m_with')\n",
+        "m_func.py": "print('m_func')\n", "m_class.py": "print('m_class')\n",
+        "m_star.py": "print('m_star')\n",
+        "main.py": """
+            import contextlib
+            if True:
+                import m_if
+            else:
+                import m_else
+            try:
+                import m_try
+            except ImportError:
+                pass
+            with contextlib.nullcontext():
+                import m_with
+            def f():
+                import m_func
+            f()
+            class C:
+                import m_class
+            from m_star import *
+            print("end")
+        """,
+    }
+    out = lazy_output(tmp_path, files)
+    assert out.splitlines() == ["m_try", "m_with", "m_func", "m_class", "m_star", "end"]
+    check = run_python(["-m", "lazify", "check", "--format", "json", "main.py"], cwd=tmp_path)
+    import json
+    verdicts = {imp["name"]: imp["verdict"] for imp in json.loads(check.stdout)["files"][0]["imports"]}
+    assert verdicts["m_if"] == "lazy" and verdicts["m_try"] == "eager"
+    assert verdicts["m_with"] == "eager" and verdicts["m_func"] == "eager"
+    assert verdicts["m_class"] == "eager" and verdicts["*"] == "eager"
+
+
+def test_import_forms(tmp_path):
+    files = {
+        "a/__init__.py": "print('a')\n",
+        "a/b/__init__.py": "print('a.b')\n",
+        "a/b/c.py": "print('a.b.c'); X = 'c'\n",
+        "a/d.py": "print('a.d'); X = 'd'\n",
+        "main.py": """
+            import a.b.c
+            import a.d
+            import a.b as ab
+            from a import d as dd
+            print("start")
+            print(a.b.c.X, a.d.X)
+            print(ab.__name__, dd.X)
+        """,
+    }
+    out = lazy_output(tmp_path, files)
+    assert out.splitlines() == ["start", "a", "a.b", "a.b.c", "a.d", "c d", "a.b d"]
+
+
+def test_relative_imports_and_from_submodule_fallback(tmp_path):
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/helpers.py": "print('helpers'); NAME = 'helpers'\n",
+        "pkg/mod.py": """
+            from . import helpers
+            from .helpers import NAME
+            def show():
+                return helpers.NAME, NAME
+        """,
+        "main.py": """
+            from pkg import mod
+            print("start")
+            print(*mod.show())
+        """,
+    }
+    assert lazy_output(tmp_path, files).splitlines() == ["start", "helpers", "helpers helpers"]
+
+
+def test_transparent_after_resolution(tmp_path):
+    files = {**HEAVY, "user.py": """
+        import heavy
+        from heavy import Base, Error, double
+        class Child(Base):
+            pass
+        def is_base(obj):
+            return isinstance(obj, Base)
+        def fail():
+            raise Error("boom")
+        def call():
+            return double(21)
+        def top():
+            return heavy.VALUE
+    """, "main.py": """
+        import pickle
+        from unittest import mock
+        import user
+        print(is_base := user.is_base(user.Child()))
+        try:
+            user.fail()
+        except user.Error as exc:
+            print("caught", exc)
+        with mock.patch("user.double", lambda x: -x):
+            print(user.call())
+        print(user.call())
+        with mock.patch("user.heavy") as fake:
+            fake.VALUE = "patched"
+            print(user.top())
+        print(user.top())
+        print(pickle.loads(pickle.dumps(user.call)) is user.call)
+        print(pickle.loads(pickle.dumps(user.Child)) is user.Child)
+        from user import heavy as h
+        print(h.VALUE, user.heavy is h, hasattr(user, "double"))
+        print("double" in dir(user), "heavy" in dir(user))
+    """}
+    out = lazy_output(tmp_path, files)
+    assert out.splitlines() == [
+        "heavy executed", "True", "caught boom", "-21", "42", "patched", "42",
+        "True", "True", "42 True True", "True True"]
+
+
+def test_dir_lists_pending_names_without_resolving(tmp_path):
+    out = lazy_output(tmp_path, {**HEAVY, "user.py": "import heavy\n", "main.py": """
+        import sys
+        import user
+        import lazify
+        print("heavy" in dir(user), "heavy" in sys.modules)
+        print(lazify.is_lazy_import(vars(user), "heavy"))
+        user.heavy
+        print(lazify.is_lazy_import(vars(user), "heavy"), "heavy" in sys.modules)
+    """})
+    assert out.splitlines() == ["True False", "True", "heavy executed", "False True"]
+
+
+def test_global_statement_and_reassignment(tmp_path):
+    out = lazy_output(tmp_path, {**HEAVY, "main.py": """
+        import heavy
+        import json
+        def read():
+            global heavy
+            return heavy.VALUE
+        def rebind():
+            global json
+            json = "rebound"
+        print("start")
+        print(read())
+        rebind()
+        print(json)
+    """})
+    assert out.splitlines() == ["start", "heavy executed", "42", "rebound"]
+
+
+def test_missing_module_fails_at_first_use_and_retries(tmp_path):
+    proc = run_lazy(tmp_path, {"main.py": """
+        import sys
+        import not_there_at_all
+        print("started")
+        for attempt in range(2):
+            try:
+                not_there_at_all.x
+            except ModuleNotFoundError as exc:
+                print(type(exc).__name__, exc.name)
+                print(any("main.py:3" in n for n in getattr(exc, "__notes__", ())))
+        sys.path.insert(0, "late")
+        import os
+        os.makedirs("late", exist_ok=True)
+        with open("late/not_there_at_all.py", "w") as f:
+            f.write("x = 'found'\\n")
+        import importlib; importlib.invalidate_caches()
+        print(not_there_at_all.x)
+    """})
+    assert proc.returncode == 0, proc.stderr
+    notes = "True" if HAS_NOTES else "False"
+    assert proc.stdout.splitlines() == [
+        "started", "ModuleNotFoundError not_there_at_all", notes,
+        "ModuleNotFoundError not_there_at_all", notes, "found"]
+
+
+def test_exception_in_deferred_module_keeps_its_type(tmp_path):
+    proc = run_lazy(tmp_path, {"broken.py": "raise ValueError('bad module')\n", "main.py": """
+        import broken
+        print("started")
+        try:
+            broken.x
+        except ValueError as exc:
+            print("ValueError", exc)
+        broken.x
+    """})
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines() == ["started", "ValueError bad module"]
+    assert "ValueError: bad module" in proc.stderr
+    assert "broken.py" in proc.stderr and "main.py" in proc.stderr
+    if HAS_NOTES:
+        assert "deferred import at" in proc.stderr
+
+
+def test_attribute_error_inside_deferred_import_is_not_swallowed(tmp_path):
+    out = lazy_output(tmp_path, {
+        "broken.py": "import os\nos.no_such_function()\n",
+        "user.py": "import broken\n",
+        "main.py": """
+            import user
+            try:
+                hasattr(user, "broken")
+            except ImportError as exc:
+                print("ImportError", type(exc.__cause__).__name__)
+            print(getattr(user, "other", "default"))
+        """})
+    assert out.splitlines() == ["ImportError AttributeError", "default"]
+
+
+def test_package_submodule_loaded_by_a_deferred_import(tmp_path):
+    # httpie's case: `import pygments` and then `pygments.token`, which an
+    # eager program had loaded through some other module's import.
+    files = {
+        "tool/__init__.py": "",
+        "tool/token.py": "KIND = 'token'\n",
+        "tool/lexers.py": "from tool import token\nLEXER = 'lexer'\n",
+        "app/__init__.py": "",
+        "app/colors.py": "from tool.lexers import LEXER\n",
+        "app/main.py": """
+            import tool
+            from app import colors
+            def show():
+                return tool.token.KIND
+        """,
+        "main.py": "from app import main\nprint(main.show())\n",
+    }
+    assert lazy_output(tmp_path, files).splitlines() == ["token"]
+
+
+def test_eager_from_import_sets_package_attribute(tmp_path):
+    files = {
+        "pkg/__init__.py": "from .sub import thing\n",
+        "pkg/sub.py": "thing = 1\nOTHER = 'other'\n",
+        "main.py": "import pkg\nprint(pkg.sub.OTHER)\n",
+    }
+    assert lazy_output(tmp_path, files).splitlines() == ["other"]
+
+
+def test_class_body_shadowing_a_global(tmp_path):
+    out = lazy_output(tmp_path, {"main.py": """
+        import json
+        class Codec:
+            json_module = json
+            def json(self):
+                return "method"
+        print(Codec.json_module.__name__, Codec().json())
+    """})
+    assert out.splitlines() == ["json method"]
+
+
+def test_from_x_import_x_in_package(tmp_path):
+    files = {
+        "pkg/__init__.py": "from .x import x\nfrom .y import helper\n",
+        "pkg/x.py": "def x():\n    return 'function x'\n",
+        "pkg/y.py": "import pkg.x\ndef helper():\n    return 'helper'\n",
+        "main.py": "import pkg\nprint(pkg.helper())\nprint(pkg.x())\n",
+    }
+    assert lazy_output(tmp_path, files).splitlines() == ["helper", "function x"]
+
+
+def test_module_copying_its_dict_into_a_replacement(tmp_path):
+    # pygments' plugin modules replace themselves in sys.modules
+    files = {**HEAVY, "swapper.py": """
+        import sys
+        import types
+        import heavy
+        class _Replacement(types.ModuleType):
+            pass
+        new = _Replacement(__name__)
+        new.__dict__.update(sys.modules[__name__].__dict__)
+        sys.modules[__name__] = new
+    """, "main.py": """
+        import swapper
+        print(type(swapper).__name__)
+        print(swapper.heavy.VALUE)
+    """}
+    assert lazy_output(tmp_path, files).splitlines() == ["_Replacement", "heavy executed", "42"]
+
+
+def test_user_getattr_is_chained(tmp_path):
+    out = lazy_output(tmp_path, {**HEAVY, "lazyish.py": """
+        import heavy
+        def __getattr__(name):
+            if name == "computed":
+                return "from user getattr"
+            raise AttributeError(name)
+        def __dir__():
+            return ["computed"]
+    """, "main.py": """
+        import lazyish
+        print(lazyish.computed)
+        print(sorted(dir(lazyish)))
+        print(lazyish.heavy.VALUE)
+        print(lazyish.computed)
+        print(hasattr(lazyish, "missing"))
+    """})
+    assert out.splitlines() == [
+        "from user getattr", "['computed', 'heavy']", "heavy executed", "42",
+        "from user getattr", "False"]
+
+
+def test_star_import_sees_pending_names(tmp_path):
+    out = lazy_output(tmp_path, {**HEAVY, "reexport.py": "import heavy\nfrom heavy import double\n",
+                                 "main.py": "from reexport import *\nprint(double(5), heavy.VALUE)\n"})
+    assert out.splitlines() == ["heavy executed", "10 42"]
+
+
+def test_getattr_leaves_the_module_when_nothing_is_pending(tmp_path):
+    out = lazy_output(tmp_path, {**HEAVY, "user.py": "import heavy\n", "main.py": """
+        import user
+        print("__getattr__" in vars(user))
+        user.heavy
+        print("__getattr__" in vars(user), "__dir__" in vars(user))
+    """})
+    assert out.splitlines() == ["True", "heavy executed", "False False"]
+
+
+def test_threads_resolve_once(tmp_path):
+    out = lazy_output(tmp_path, {"slow.py": """
+        import time
+        print("slow executed")
+        time.sleep(0.2)
+        OBJ = object()
+    """, "user.py": "import slow\n", "main.py": """
+        import threading
+        import user
+        results = []
+        barrier = threading.Barrier(8)
+        def worker():
+            barrier.wait()
+            results.append(user.slow.OBJ)
+        threads = [threading.Thread(target=worker) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=30)
+        print(len(results), len({id(r) for r in results}))
+    """})
+    assert out.splitlines() == ["slow executed", "8 1"]
+
+
+def test_set_lazy_imports_false_makes_later_statements_eager(tmp_path):
+    out = lazy_output(tmp_path, {**HEAVY, "later.py": "import heavy\nprint('later done')\n",
+                                 "main.py": """
+        import sys
+        import lazify
+        print(lazify.is_lazy_imports_enabled())
+        lazify.set_lazy_imports(False)
+        print(lazify.is_lazy_imports_enabled())
+        import later
+        print("heavy" in sys.modules)
+    """})
+    assert out.splitlines() == ["True", "False", "heavy executed", "later done", "True"]
+
+
+def test_excluding_container_with_contains(tmp_path):
+    out = lazy_output(tmp_path, {**HEAVY, "keep_eager.py": "import heavy\n",
+                                 "other.py": "import heavy\n", "main.py": """
+        import sys
+        import lazify
+        class Names:
+            def __contains__(self, name):
+                return name == "keep_eager"
+        lazify.set_lazy_imports(True, excluding=Names())
+        import other
+        other.__name__
+        print("after other", "heavy" in sys.modules)
+        import keep_eager
+        keep_eager.__name__
+        print("after keep_eager", "heavy" in sys.modules)
+    """})
+    assert out.splitlines() == ["after other False", "heavy executed", "after keep_eager True"]
+
+
+def test_resolve_all_and_eager_imports(tmp_path):
+    out = lazy_output(tmp_path, {**HEAVY, "user.py": "import heavy\nimport json\n", "main.py": """
+        import sys
+        import lazify
+        import user
+        with lazify.eager_imports():
+            import colorsys
+        print("colorsys" in sys.modules, "heavy" in sys.modules)
+        lazify.resolve_all(user)
+        print("heavy" in sys.modules, lazify.is_lazy_import(vars(user), "heavy"))
+    """})
+    assert out.splitlines() == ["True False", "heavy executed", "True False"]
+
+
+def test_default_excluding_list_keeps_sympy_style_packages_eager(tmp_path):
+    import lazify
+    assert "sympy" in lazify.DEFAULT_EXCLUDING
+    out = lazy_output(tmp_path, {**HEAVY, "sympy/__init__.py": "import heavy\n",
+                                 "main.py": "import sympy\nprint('x')\nsympy.__name__\n"})
+    assert out.splitlines() == ["x", "heavy executed"]
+
+
+def test_install_is_idempotent_and_uninstall_keeps_modules_working(tmp_path):
+    write_tree(tmp_path, {**HEAVY, "user.py": "import heavy\n"})
+    proc = run_python(textwrap.dedent("""
+        import sys
+        import lazify
+        lazify.install(); lazify.install()
+        print(sum(type(f).__name__ == "LazifyFinder" for f in sys.meta_path))
+        import user
+        lazify.uninstall()
+        print(sum(type(f).__name__ == "LazifyFinder" for f in sys.meta_path))
+        print(user.heavy.VALUE)
+    """), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["1", "0", "heavy executed", "42"]
+
+
+def test_lazy_modules_opt_in_without_global_mode(tmp_path):
+    write_tree(tmp_path, {**HEAVY, "optin.py": """
+        __lazy_modules__ = ["heavy"]
+        import heavy
+        import colorsys
+    """})
+    proc = run_python(textwrap.dedent("""
+        import sys
+        import lazify
+        lazify.install(enabled=False)
+        import optin
+        print("heavy" in sys.modules, "colorsys" in sys.modules)
+        print(optin.heavy.VALUE)
+    """), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["False True", "heavy executed", "42"]
+
+
+def test_lazify_never_rewrites_itself(tmp_path):
+    proc = run_python("import lazify, sys; lazify.install(); import lazify._plan, lazify._emit_ast;"
+                      "print([m for m in sys.modules if m.startswith('lazify') and "
+                      "'__lazy__' in vars(sys.modules[m])])", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+
+
+def test_syntax_error_is_the_same_as_plain_python(tmp_path):
+    write_tree(tmp_path, {"bad.py": "x = (1,\ny = 2\n", "main.py": "import bad\nbad.x\n"})
+    lazy = run_python(["-m", "lazify", "run", "main.py"], cwd=tmp_path)
+    plain = run_python(["main.py"], cwd=tmp_path)
+    assert lazy.returncode == plain.returncode == 1
+    # the same SyntaxError: file, line, source, caret, message (then lazify's note)
+    lazy_lines = [line for line in lazy.stderr.splitlines()
+                  if not line.startswith("lazify: raised by the deferred import")]
+    assert lazy_lines[-4:] == plain.stderr.splitlines()[-4:], lazy.stderr
