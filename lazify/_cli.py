@@ -415,6 +415,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except ConfigError as e:
         print(f"lazify run: {e}", file=sys.stderr)
         return 2
+    transform = None
+    if config.enabled and not args.module:
+        # The main script is rewritten here, not by the hook (see _script_code). Import the
+        # emitter before the hook is installed: imported after, its own imports (ast,
+        # bisect, ...) would go through the hook, which imports the emitter: a cycle.
+        from lazify._emit_ast import transform
     if config.enabled:
         # lazify._hook is helper "hook"'s module.
         from lazify import _hook
@@ -428,7 +434,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             _hook.install(enabled=True)
     if args.module:
         return _run_module(args.target, args.args)
-    return _run_script(args.target, args.args, rewrite=config.enabled)
+    return _run_script(args.target, args.args, transform=transform)
 
 
 def _set_path0(directory: str) -> None:
@@ -494,7 +500,7 @@ def _is_own_frame(filename: str, own: frozenset[str]) -> bool:
     return os.path.normcase(os.path.abspath(filename)) in own
 
 
-def _run_script(path: str, argv: list[str], *, rewrite: bool = True) -> int:
+def _run_script(path: str, argv: list[str], *, transform=None) -> int:
     import runpy
 
     if not os.path.exists(path):
@@ -516,7 +522,7 @@ def _run_script(path: str, argv: list[str], *, rewrite: bool = True) -> int:
         return 0
     _set_path0(os.path.dirname(os.path.realpath(path)))
     try:
-        code = _script_code(os.path.abspath(path), rewrite=rewrite)
+        code = _script_code(os.path.abspath(path), transform)
     except BaseException as e:
         return _report(e)
     import types
@@ -551,7 +557,7 @@ def _is_zip(path: str) -> bool:
         return False
 
 
-def _script_code(path: str, *, rewrite: bool = True):
+def _script_code(path: str, transform=None):
     """Compile the main script with lazify's rewrite.
 
     ``python script.py`` compiles the main script outside the import system, so no hook
@@ -559,9 +565,6 @@ def _script_code(path: str, *, rewrite: bool = True):
     """
     with open(path, "rb") as f:
         source = f.read()
-    transform = None
-    if rewrite:
-        from lazify._emit_ast import transform
     if transform is not None:
         try:
             return transform(source, path, module="__main__", is_package=False)
