@@ -38,8 +38,6 @@ FLAG_CHECK_SOURCE = 0b10
 _UNWRITABLE_ERRNOS = frozenset((errno.EROFS, errno.ENOSYS))
 _UNWRITABLE_TYPES = (FileNotFoundError, NotADirectoryError, FileExistsError, PermissionError)
 
-_CodeType = type(compile("", "", "exec", dont_inherit=True))
-
 #: wall clock, looked up at call time so tests can move it (post-2038 case)
 _now = time.time
 
@@ -63,6 +61,8 @@ def _sources_fingerprint() -> str:
     digest = _imp.source_hash(_RAW_MAGIC, "|".join(parts).encode())
     return digest.hex()[:8]
 
+
+_CodeType = type(_sources_fingerprint.__code__)  # types.CodeType, without importing types
 
 #: the format part of the tag: version with dots made alphanumeric, the
 #: cache-format number and the sources fingerprint

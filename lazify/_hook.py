@@ -29,6 +29,22 @@ SourceFileLoader = machinery.SourceFileLoader
 #: decoding a source file can import
 NEVER = frozenset({"lazify", "importlib", "encodings", "codecs"})
 
+#: What importing the rewriter (lazify._emit_ast, _plan) pulls in, on
+#: 3.10-3.13, by top-level name (tests/test_hook.py checks the list).  These
+#: stay plain too: were one of them rewritten, its first cache miss would
+#: import the rewriter while the module is still half initialized (`inspect`
+#: imports `ast`; rewriting `ast` needs `ast`), a circular import the busy
+#: flag cannot prevent because the module is already in sys.modules.
+REWRITER_DEPS = frozenset({
+    "__future__", "_collections_abc", "_opcode_metadata", "_weakrefset", "abc", "ast",
+    "bisect", "collections", "contextlib", "copy", "copyreg", "dataclasses", "dis", "enum",
+    "functools", "genericpath", "inspect", "io", "keyword", "linecache", "ntpath", "opcode",
+    "operator", "os", "posixpath", "re", "reprlib", "sre_compile", "sre_constants",
+    "sre_parse", "stat", "symtable", "token", "tokenize", "types", "warnings", "weakref",
+})
+
+_PLAIN = NEVER | REWRITER_DEPS
+
 #: environment switches, read once (LAZIFY_STRICT is read when it matters)
 _DEBUG = os.environ.get("LAZIFY_DEBUG", "") not in ("", "0")
 
@@ -52,7 +68,7 @@ def _debug(message: str) -> None:
 
 
 def _never(fullname: str) -> bool:
-    return fullname.partition(".")[0] in NEVER
+    return fullname.partition(".")[0] in _PLAIN
 
 
 def _runtime():

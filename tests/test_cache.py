@@ -407,9 +407,11 @@ def test_temp_name_is_unique_per_process_and_thread(monkeypatch, tmp_path):
     src = make_source(tmp_path)
     real_replace = os.replace
     temps = []
+    both_alive = threading.Barrier(2, timeout=30)  # thread idents are reused once a thread ends
 
     def replace(a, b):
         temps.append(a)
+        both_alive.wait()
         return real_replace(a, b)
 
     monkeypatch.setattr(os, "replace", replace)

@@ -1,0 +1,621 @@
+"""lazify._hook: the finder, the loader, install/uninstall and ``lazify compile``.
+
+Most cases run a child interpreter in a temporary tree (``run_python`` drops
+PYTHONDONTWRITEBYTECODE and PYTHONPYCACHEPREFIX and sets LAZIFY_STRICT=1);
+the in-process ones restore ``sys.meta_path``, the path importer cache and
+``sys.modules`` afterwards.
+"""
+
+from __future__ import annotations
+
+import glob
+import importlib
+import importlib.machinery
+import json
+import os
+import sys
+import textwrap
+import time
+import zipfile
+
+import pytest
+
+from lazify import _cache, _hook, _runtime
+from tests._util import run_python
+
+OLD = time.time() - 3600
+
+MOD = '''\
+"""A module with lazy imports."""
+import json
+import os.path
+
+def dumps(x):
+    return json.dumps(x)
+
+def where():
+    return dumps.__code__.co_filename
+'''
+
+
+def write_tree(root, files, mtime=OLD):
+    """Write {relative path: text}; date every file an hour back, so it is cacheable."""
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text) if text.startswith("\n") else text)
+        if mtime is not None:
+            os.utime(path, (mtime, mtime))
+    return root
+
+
+def lazify_pycs(root):
+    """Every lazify cache file under root, relative, sorted."""
+    pattern = os.path.join(str(root), "**", f"*.opt-*lazify{_cache.FORMAT}.pyc")
+    return sorted(os.path.relpath(p, root) for p in glob.glob(pattern, recursive=True))
+
+
+def run(code, cwd, *args, env=None, check=True):
+    """Run code in a child with the hook installed first; LAZIFY_DEBUG on."""
+    prelude = "import lazify; lazify.install()\n"
+    extra = {"LAZIFY_DEBUG": "1", **(env or {})}
+    return run_python([*args, "-c", prelude + textwrap.dedent(code)], cwd=cwd, env_extra=extra, check=check)
+
+
+def debug_lines(proc):
+    return [line for line in proc.stderr.splitlines() if line.startswith("lazify: ")]
+
+
+@pytest.fixture
+def tree(tmp_path):
+    return write_tree(tmp_path / "app", {"mod.py": MOD, "pkg/__init__.py": "", "pkg/sub.py": "import json\n"})
+
+
+# ------------------------------------------------------------- cache in a real start
+
+
+def test_second_start_reads_the_cache_and_parses_nothing(tree):
+    code = """
+        import sys, mod
+        assert type(mod.__loader__).__name__ == "LazifyLoader", mod.__loader__
+        assert lazify.is_lazy_import(vars(mod), "json")
+        print(mod.dumps([1]))
+        print(mod.__spec__.cached)
+        print("lazify._emit_ast" in sys.modules, "ast" in sys.modules)
+    """
+    first = run(code, tree)
+    assert "lazify: compiled mod" in debug_lines(first)
+    out = first.stdout.splitlines()
+    assert out[0] == "[1]"
+    cached = out[1]
+    assert "__pycache__" in cached and f".opt-lazify{_cache.FORMAT}.pyc" in cached
+    assert os.path.exists(cached)
+    assert out[2] == "True True"
+
+    second = run(code, tree)
+    lines = debug_lines(second)
+    assert "lazify: cached mod" in lines
+    assert not [line for line in lines if line.startswith("lazify: compiled")], lines
+    assert second.stdout.splitlines()[1] == cached
+    assert second.stdout.splitlines()[2] == "False False"  # no parser, no planner
+
+
+def test_edited_source_is_recompiled(tree):
+    run("import mod", tree)
+    path = tree / "mod.py"
+    path.write_text(MOD + "EDITED = True\n")
+    os.utime(path, (OLD + 10, OLD + 10))
+    proc = run("import mod; print(mod.EDITED)", tree)
+    assert "lazify: compiled mod" in debug_lines(proc)
+    assert proc.stdout.strip() == "True"
+    assert "lazify: cached mod" in debug_lines(run("import mod", tree))
+
+
+def test_same_second_edit_is_not_cached(tmp_path):
+    """Regression case for pytest#13292: a source written just now gets no timestamp pyc."""
+    root = write_tree(tmp_path / "app", {"mod.py": MOD}, mtime=None)
+    assert "lazify: compiled mod" in debug_lines(run("import mod", root))
+    assert lazify_pycs(root) == []
+    assert "lazify: compiled mod" in debug_lines(run("import mod", root))
+
+
+def test_dont_write_bytecode_is_honoured(tree):
+    run("import mod", tree, env={"PYTHONDONTWRITEBYTECODE": "1"})
+    run("import mod", tree, "-B")
+    assert lazify_pycs(tree) == []
+    run("import sys; sys.dont_write_bytecode = True; import mod", tree)
+    assert lazify_pycs(tree) == []
+    run("import mod", tree)
+    assert lazify_pycs(tree) == [os.path.join("__pycache__", os.path.basename(_cache.cache_path("mod.py", 0)))]
+
+
+def test_pycache_prefix(tree, tmp_path):
+    prefix = tmp_path / "prefix"
+    code = "import mod; print(mod.__spec__.cached)"
+    cached = run(code, tree, "-X", f"pycache_prefix={prefix}").stdout.strip()
+    assert cached.startswith(str(prefix))
+    assert os.path.exists(cached)
+    assert lazify_pycs(tree) == []
+    proc = run(code, tree, env={"PYTHONPYCACHEPREFIX": str(prefix)})
+    assert "lazify: cached mod" in debug_lines(proc)
+
+
+@pytest.mark.parametrize("flags, level", [([], ""), (["-O"], "1"), (["-OO"], "2")])
+def test_optimization_levels_have_their_own_files(tree, flags, level):
+    code = """
+        import mod
+        print(mod.__spec__.cached)
+        print(mod.__doc__)
+    """
+    proc = run(code, tree, *flags)
+    cached, doc = proc.stdout.splitlines()
+    assert cached.endswith(f".opt-{level}lazify{_cache.FORMAT}.pyc")
+    assert doc == ("None" if level == "2" else "A module with lazy imports.")
+    assert [os.path.basename(p) for p in lazify_pycs(tree)] == [os.path.basename(cached)]
+
+
+def test_moved_tree_reports_the_new_path(tmp_path):
+    """pytest#3968: a tree cached at the build path and run from another one."""
+    build = write_tree(tmp_path / "build", {"mod.py": MOD})
+    run("import mod", build)
+    moved = tmp_path / "run"
+    os.rename(build, moved)
+    proc = run("import mod; print(mod.where()); print(mod.__file__)", moved)
+    assert "lazify: cached mod" in debug_lines(proc)
+    assert proc.stdout.splitlines() == [str(moved / "mod.py")] * 2
+
+
+def test_pycache_that_is_a_file_uses_the_user_cache(tmp_path):
+    root = write_tree(tmp_path / "app", {"mod.py": MOD, "__pycache__": "a file, not a directory"})
+    xdg = tmp_path / "xdg"
+    env = {"XDG_CACHE_HOME": str(xdg)}
+    assert "lazify: compiled mod" in debug_lines(run("import mod", root, env=env))
+    assert len(lazify_pycs(xdg / "lazify")) == 1
+    assert "lazify: cached mod" in debug_lines(run("import mod", root, env=env))
+
+
+def test_identical_bytes_whatever_the_settings(tmp_path):
+    """typeguard#85: settings never reach the bytecode."""
+    source = "__lazy_modules__ = ['json']\n" + MOD
+    root = write_tree(tmp_path / "app", {"mod.py": source})
+    pyc = _cache.cache_path(str(root / "mod.py"), 0)
+    results = []
+    for setup in (
+        "lazify.install()",
+        "lazify.install(excluding={'mod', 'json', 'os'})",
+        "lazify.install(enabled=False)",
+        "lazify.install(); lazify.set_lazy_imports(False)",
+    ):
+        code = f"import lazify; {setup}\nimport mod; assert mod.dumps(1) == '1'"
+        run_python(["-c", code], cwd=root, check=True)
+        with open(pyc, "rb") as f:
+            results.append(f.read())
+        os.unlink(pyc)
+    proc = run_python(["-m", "lazify", "compile", str(root)], cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    with open(pyc, "rb") as f:
+        results.append(f.read())
+    assert all(r == results[0] for r in results)
+
+
+# ------------------------------------------------------------------ what stays plain
+
+
+def test_disabled_mode_leaves_modules_plain_unless_they_opt_in(tmp_path):
+    root = write_tree(
+        tmp_path / "app",
+        {"plain.py": MOD, "optin.py": "__lazy_modules__ = ['json']\n" + MOD},
+    )
+    code = """
+        import lazify
+        lazify.install(enabled=False)
+        import optin, plain  # optin first: plain imports json eagerly
+        print(lazify.is_lazy_import(vars(plain), "json"), lazify.is_lazy_import(vars(optin), "json"))
+        print(plain.__spec__.cached == __import__("importlib.util").util.cache_from_source(plain.__file__))
+    """
+    proc = run_python(["-c", textwrap.dedent(code)], cwd=root, env_extra={"LAZIFY_DEBUG": "1"}, check=True)
+    assert proc.stdout.splitlines() == ["False True", "True"]
+    assert "lazify: compiled optin" in proc.stderr
+    assert "lazify: compiled plain" not in proc.stderr
+    assert [os.path.basename(p).split(".")[0] for p in lazify_pycs(root)] == ["optin"]
+
+
+def test_excluded_module_is_plain(tree):
+    code = """
+        import lazify
+        lazify.install(excluding={"mod"})
+        import pkg.sub, mod  # pkg.sub first: mod imports json eagerly
+        print(lazify.is_lazy_import(vars(mod), "json"), lazify.is_lazy_import(vars(pkg.sub), "json"))
+    """
+    proc = run_python(["-c", textwrap.dedent(code)], cwd=tree, env_extra={"LAZIFY_DEBUG": "1"}, check=True)
+    assert proc.stdout.strip() == "False True"
+    assert "lazify: compiled mod" not in proc.stderr
+
+
+def test_hook_machinery_is_never_rewritten(tree):
+    proc = run("import mod", tree)
+    names = [line.split()[-1] for line in debug_lines(proc)]
+    assert "mod" in names
+    for name in names:
+        assert name.partition(".")[0] not in ("lazify", "importlib", "encodings", "codecs")
+        # what the rewriter imports on the miss passes through the busy flag
+        assert name not in ("ast", "symtable", "dataclasses", "enum", "bisect"), names
+
+
+def test_foreign_loader_subclass_passes_through(tree):
+    """typeguard _importhook.py:155-156: isinstance() would take over other tools' loaders."""
+    code = """
+        import sys
+        from importlib.machinery import PathFinder, SourceFileLoader
+
+        class ToolLoader(SourceFileLoader):
+            pass
+
+        class ToolFinder:
+            def find_spec(self, name, path=None, target=None):
+                spec = PathFinder.find_spec(name, path, target)
+                if spec is not None and name == "mod":
+                    spec.loader = ToolLoader(spec.loader.name, spec.loader.path)
+                return spec
+
+        sys.meta_path.insert(1, ToolFinder())  # after lazify, before PathFinder
+        import mod, pkg.sub
+        print(type(mod.__loader__).__name__, type(pkg.sub.__loader__).__name__)
+        print(lazify.is_lazy_import(vars(mod), "json"))
+    """
+    proc = run(code, tree)
+    assert proc.stdout.splitlines() == ["ToolLoader LazifyLoader", "False"]
+    assert "lazify: not lazified mod: loaded by __main__.ToolLoader" in debug_lines(proc)
+
+
+def test_finder_appended_after_path_finder_is_used(tmp_path):
+    """Editable installs append their finder after PathFinder (setuptools' _EditableFinder)."""
+    elsewhere = write_tree(tmp_path / "src", {"edmod.py": MOD})
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    code = f"""
+        import sys
+        import importlib.util
+
+        class EditableFinder:
+            calls = 0
+
+            @classmethod
+            def find_spec(cls, name, path=None, target=None):
+                if name != "edmod":
+                    return None
+                cls.calls += 1
+                return importlib.util.spec_from_file_location(name, {str(elsewhere / "edmod.py")!r})
+
+        sys.meta_path.append(EditableFinder)
+        import edmod
+        print(type(edmod.__loader__).__name__, lazify.is_lazy_import(vars(edmod), "json"), EditableFinder.calls)
+    """
+    proc = run(code, cwd)
+    assert proc.stdout.strip() == "LazifyLoader True 1"
+
+
+def test_zip_import_passes_through(tmp_path):
+    archive = tmp_path / "lib.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("zmod.py", MOD)
+    code = f"""
+        import sys
+        sys.path.insert(0, {str(archive)!r})
+        import zmod
+        print(type(zmod.__loader__).__name__, zmod.dumps(2), lazify.is_lazy_import(vars(zmod), "json"))
+    """
+    proc = run(code, tmp_path)
+    assert proc.stdout.strip() == "zipimporter 2 False"
+    assert not [line for line in debug_lines(proc) if "zmod" in line]
+
+
+def test_syntax_error_is_exactly_pythons(tmp_path):
+    root = write_tree(
+        tmp_path / "app",
+        {"bad.py": "x = 1\ndef f(:\n    pass\n", "bad2.py": "x = (1,\n", "bad3.py": "return 5\n"},
+    )
+    code = """
+        import sys
+        for name in ("bad", "bad2", "bad3"):
+            try:
+                __import__(name)
+            except SyntaxError as e:
+                print(type(e).__name__, e.msg, e.filename, e.lineno, e.offset, repr(e.text),
+                      getattr(e, "end_lineno", None), getattr(e, "end_offset", None))
+    """
+    plain = run_python(["-c", textwrap.dedent(code)], cwd=root, check=True).stdout
+    hooked = run(code, root).stdout
+    assert plain.count("\n") == 3
+    assert hooked == plain
+
+
+def test_rewrite_failure_falls_back_with_a_warning(tree):
+    code = """
+        import warnings, lazify._emit_ast as emit
+        def boom(*args, **kwargs):
+            raise RuntimeError("planner bug")
+        emit.transform = boom
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            import mod
+        print(mod.dumps(3), lazify.is_lazy_import(vars(mod), "json"))
+        print(caught[0].category.__name__, caught[0].message)
+    """
+    proc = run(code, tree, env={"LAZIFY_STRICT": None})
+    out = proc.stdout.splitlines()
+    assert out[0] == "3 False"
+    assert out[1].startswith("RuntimeWarning lazify could not rewrite module 'mod'")
+    assert "planner bug" in out[1]
+    assert lazify_pycs(tree) == []  # the fallback is not cached as if it were rewritten
+
+    strict = run(code, tree, check=False)
+    assert strict.returncode == 1
+    assert "RuntimeError: planner bug" in strict.stderr
+
+
+def test_resources_pkgutil_getsource_on_a_rewritten_module(tmp_path):
+    root = write_tree(
+        tmp_path / "app",
+        {"rpkg/__init__.py": MOD, "rpkg/data.txt": "payload\n", "rpkg/mod.py": MOD},
+    )
+    code = """
+        import importlib.resources, inspect, pkgutil, traceback
+        import rpkg, rpkg.mod
+        assert type(rpkg.__loader__).__name__ == "LazifyLoader"
+        assert type(rpkg.mod.__loader__).__name__ == "LazifyLoader"
+        assert lazify.is_lazy_import(vars(rpkg.mod), "json")
+        print(importlib.resources.files("rpkg").joinpath("data.txt").read_text().strip())
+        print(pkgutil.get_data("rpkg", "data.txt").decode().strip())
+        print(inspect.getsource(rpkg.mod) == open(rpkg.mod.__file__).read())
+        print(inspect.getsource(rpkg.mod.dumps).splitlines()[0])
+        print(rpkg.__loader__.get_source("rpkg") == open(rpkg.__file__).read())
+        print(rpkg.__loader__.is_package("rpkg"), rpkg.__path__ == rpkg.__spec__.submodule_search_locations)
+    """
+    proc = run(code, root)
+    assert proc.stdout.splitlines() == ["payload", "payload", "True", "def dumps(x):", "True", "True True"]
+
+
+def test_traceback_has_no_hook_frames(tmp_path):
+    root = write_tree(tmp_path / "app", {"failing.py": "import json\n\nraise ValueError(json.dumps('x'))\n"})
+    proc = run("import failing", root, check=False)
+    assert proc.returncode == 1
+    frames = [line for line in proc.stderr.splitlines() if line.strip().startswith("File ")]
+    assert len(frames) == 2, proc.stderr  # <string> and failing.py, nothing from lazify
+    assert 'failing.py", line 3, in <module>' in frames[1]
+
+
+# ----------------------------------------------------------------------- in process
+
+
+@pytest.fixture
+def isolated_imports(tmp_path, monkeypatch):
+    """Snapshot and restore the import system state the tests touch."""
+    meta_path = list(sys.meta_path)
+    path_hooks = list(sys.path_hooks)
+    importer_cache = dict(sys.path_importer_cache)
+    modules = dict(sys.modules)
+    settings = (_runtime.is_lazy_imports_enabled(), _runtime._settings.excluding)
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    monkeypatch.setattr(sys, "pycache_prefix", None)
+    monkeypatch.setenv("LAZIFY_STRICT", "1")
+    monkeypatch.syspath_prepend(str(tmp_path / "app"))
+    in_process = MOD.replace("json", "lzdep")
+    yield write_tree(
+        tmp_path / "app",
+        {
+            "lzdep.py": "def dumps(x):\n    return repr(x)\n",
+            "lzmod.py": in_process,
+            "lzpkg/__init__.py": "X = 1\n",
+            "lzpkg/a.py": in_process,
+        },
+    )
+    sys.meta_path[:] = meta_path
+    sys.path_hooks[:] = path_hooks
+    sys.path_importer_cache.clear()
+    sys.path_importer_cache.update(importer_cache)
+    for name in list(sys.modules):
+        if name not in modules:
+            del sys.modules[name]
+    _runtime.set_lazy_imports(settings[0], excluding=settings[1])
+    importlib.invalidate_caches()
+
+
+def test_install_is_idempotent_and_uninstall_removes(isolated_imports):
+    _hook.uninstall()
+    _hook.install()
+    _hook.install(enabled=True, excluding={"x"})
+    assert sys.meta_path[0] is _hook._finder
+    assert sum(f is _hook._finder for f in sys.meta_path) == 1
+    assert _runtime.is_excluded("x.y")
+    assert _hook.is_installed()
+    _hook.uninstall()
+    _hook.uninstall()
+    assert not _hook.is_installed()
+
+
+def test_install_keeps_a_finder_already_present_where_it_is(isolated_imports):
+    _hook.uninstall()
+
+    class Other:
+        def find_spec(self, *args):
+            return None
+
+    sys.meta_path.insert(0, _hook._finder)
+    sys.meta_path.insert(0, Other())
+    _hook.install()
+    assert sys.meta_path[1] is _hook._finder
+    assert sum(f is _hook._finder for f in sys.meta_path) == 1
+
+
+def test_in_process_import_reload_and_spec(isolated_imports):
+    _hook.install()
+    import lzmod
+
+    spec = lzmod.__spec__
+    assert type(spec.loader) is _hook.LazifyLoader
+    assert spec.origin == str(isolated_imports / "lzmod.py")
+    assert spec.cached == _cache.cache_path(spec.origin)
+    assert "__pycache__" in spec.cached
+    assert _runtime.is_lazy_import(vars(lzmod), "lzdep")
+    assert "lzdep" not in sys.modules
+    assert lzmod.dumps({"a": 1}) == repr({"a": 1})
+    assert "lzdep" in sys.modules
+    reloaded = importlib.reload(lzmod)
+    assert reloaded is lzmod
+    assert type(lzmod.__loader__) is _hook.LazifyLoader
+
+    import lzpkg.a
+
+    assert lzpkg.__spec__.submodule_search_locations == [str(isolated_imports / "lzpkg")]
+    assert lzpkg.__spec__.loader.is_package("lzpkg")
+    assert lzpkg.a.dumps(1) == "1"
+    assert type(sys.modules["lzdep"].__loader__) is _hook.LazifyLoader
+
+
+def test_finder_asks_each_later_finder_once(isolated_imports):
+    """The first non-None spec is returned, so the import system does not ask again (pytest 1994-2023)."""
+    calls = []
+
+    class Spy:
+        def find_spec(self, name, path=None, target=None):
+            calls.append(name)
+            return None
+
+    _hook.install()
+    sys.meta_path.insert(1, Spy())
+    import lzmod  # noqa: F401
+
+    # (the rewriter's own imports on the miss go through the import system as usual)
+    assert [name for name in calls if not name.startswith("lazify.")] == ["lzmod"]
+
+
+def test_busy_flag_passes_everything_through(isolated_imports):
+    _hook.install()
+    _hook._state.busy = True
+    try:
+        assert _hook._finder.find_spec("lzmod") is None
+    finally:
+        _hook._state.busy = False
+    spec = _hook._finder.find_spec("lzmod")
+    assert type(spec.loader) is _hook.LazifyLoader
+    assert _hook._finder.find_spec("lazify._plan") is None
+    assert _hook._finder.find_spec("encodings.idna") is None
+    assert _hook._finder.find_spec("no_such_module_xyz") is None
+
+
+def test_source_to_code_keeps_cpython_signature(isolated_imports):
+    loader = _hook.LazifyLoader("lzmod", str(isolated_imports / "lzmod.py"))
+    data = loader.get_data(loader.path)
+    code = loader.source_to_code(data, loader.path)
+    assert "__lazy__" in code.co_names
+    assert loader.source_to_code(data, loader.path, _optimize=2).co_consts[0] != "A module with lazy imports."
+    with pytest.raises(SyntaxError):
+        loader.source_to_code(b"def (", loader.path)
+
+
+# -------------------------------------------------------------------- lazify compile
+
+
+def test_module_names_from_init_files(tmp_path):
+    root = write_tree(tmp_path, {"top.py": "", "p/__init__.py": "", "p/q/__init__.py": "", "p/q/m.py": ""})
+    assert _hook._module_name(str(root / "top.py")) == ("top", False)
+    assert _hook._module_name(str(root / "p" / "__init__.py")) == ("p", True)
+    assert _hook._module_name(str(root / "p" / "q" / "__init__.py")) == ("p.q", True)
+    assert _hook._module_name(str(root / "p" / "q" / "m.py")) == ("p.q.m", False)
+
+
+def test_compile_paths_writes_caches_and_reports_errors(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)  # compile writes anyway, as compileall does
+    monkeypatch.setattr(sys, "pycache_prefix", None)
+    monkeypatch.setenv("LAZIFY_STRICT", "1")
+    root = write_tree(
+        tmp_path / "app",
+        {"mod.py": MOD, "pkg/__init__.py": "from . import sub\n", "pkg/sub.py": MOD, "bad.py": "def (:\n"},
+    )
+    seen = []
+    real = _hook._transform
+
+    def spy(data, path, name, is_package, optimize):
+        seen.append((name, is_package))
+        return real(data, path, name, is_package, optimize)
+
+    monkeypatch.setattr(_hook, "_transform", spy)
+    assert _hook.compile_paths([str(root), str(root / "missing.py")]) == 1
+    err = capsys.readouterr().err
+    assert f"{root / 'bad.py'}:1:5: SyntaxError:" in err
+    assert "missing.py: no such file or directory" in err
+    assert sorted(seen) == [("bad", False), ("mod", False), ("pkg", True), ("pkg.sub", False)]
+    assert len(lazify_pycs(root)) == 3
+    assert _hook.compile_paths([str(root / "mod.py")]) == 0
+
+
+def test_compile_hash_based_and_then_import_hits(tmp_path):
+    root = write_tree(tmp_path / "app", {"mod.py": MOD, "pkg/__init__.py": "", "pkg/sub.py": MOD}, mtime=None)
+    proc = run_python(["-m", "lazify", "compile", "--hash", str(root)], cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    pycs = lazify_pycs(root)
+    assert len(pycs) == 3
+    for rel in pycs:
+        with open(root / rel, "rb") as f:
+            assert int.from_bytes(f.read(8)[4:8], "little") == 0b11
+    proc = run("import mod, pkg.sub", root)
+    lines = debug_lines(proc)
+    assert {"lazify: cached mod", "lazify: cached pkg", "lazify: cached pkg.sub"} <= set(lines), lines
+    assert not [line for line in lines if line.startswith("lazify: compiled")]
+
+
+def test_compile_waits_out_a_fresh_timestamp(tmp_path):
+    root = write_tree(tmp_path / "app", {"mod.py": MOD}, mtime=None)
+    assert _hook.compile_paths([str(root)]) == 0
+    [rel] = lazify_pycs(root)
+    with open(root / rel, "rb") as f:
+        assert int.from_bytes(f.read(8)[4:8], "little") == 0  # a timestamp pyc, written safely
+    assert "lazify: cached mod" in debug_lines(run("import mod", root))
+
+
+# --------------------------------------------------------------------- start-up cost
+
+
+def test_rewriter_dependencies_are_listed(tmp_path):
+    """Every module the rewriter imports stays plain (else: a circular import on a miss)."""
+    code = """
+        import sys
+        from importlib.machinery import SourceFileLoader
+        before = set(sys.modules)
+        import lazify._emit_ast, lazify._plan
+        from lazify._hook import NEVER, REWRITER_DEPS
+        new = [n for n in set(sys.modules) - before
+               if type(getattr(sys.modules[n].__spec__, "loader", None)) is SourceFileLoader]
+        print(sorted(n for n in new if n.partition(".")[0] not in NEVER | REWRITER_DEPS))
+    """
+    for flags in ([], ["-S", "-X", "frozen_modules=off"] if sys.version_info >= (3, 11) else ["-S"]):
+        proc = run_python([*flags, "-c", textwrap.dedent(code)], cwd=tmp_path, check=True)
+        assert proc.stdout.strip() == "[]"
+
+
+def test_stdlib_module_importing_the_rewriters_dependencies(tmp_path):
+    """inspect imports ast; with a cold cache that once meant a circular import."""
+    code = """
+        import inspect, dataclasses, json, email.message
+        print(json.dumps(inspect.isfunction(len)))
+    """
+    prefix = tmp_path / "prefix"  # a cold cache, and none written into the stdlib
+    proc = run(code, tmp_path, "-X", f"pycache_prefix={prefix}")
+    assert proc.stdout.strip() == "false"
+    assert "lazify: compiled json" in debug_lines(proc)
+
+
+def test_install_imports_nothing_heavy(tmp_path):
+    code = """
+        import sys
+        before = set(sys.modules)
+        import lazify
+        lazify.install()
+        new = sorted(set(sys.modules) - before)
+        heavy = {"ast", "symtable", "dataclasses", "typing", "enum", "contextlib", "importlib.util",
+                 "importlib.abc", "tokenize", "lazify._emit_ast", "lazify._plan", "libcst"}
+        print(sorted(heavy & set(new)))
+    """
+    proc = run_python(["-c", textwrap.dedent(code)], cwd=tmp_path, check=True)
+    assert proc.stdout.strip() == "[]"
