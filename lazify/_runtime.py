@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import builtins
 import sys
+from _thread import get_ident
 
 _MISSING = object()
 
@@ -186,7 +187,7 @@ def _pending_changed(delta):
 class _ModuleState:
     __slots__ = ("namespace", "cls", "name", "package", "is_package", "pending",
                  "getattr_fn", "dir_fn", "user_getattr", "user_dir", "installed",
-                 "not_submodules", "generation", "excluded")
+                 "not_submodules", "generation", "excluded", "resolving")
 
     def __init__(self, namespace, cls):
         self.namespace = namespace
@@ -206,6 +207,7 @@ class _ModuleState:
         self.not_submodules = set()
         self.generation = -1
         self.excluded = False
+        self.resolving = set()        # (name, thread id) being resolved
         if self.is_package and self.name:
             _package_states.append(self)
             if _pending[0]:
@@ -288,6 +290,16 @@ class _ModuleState:
             if value is _MISSING:
                 raise NameError(f"name {name!r} is not defined", name=name)
             return value
+        key = (name, get_ident())
+        if key in self.resolving:
+            # Re-entered from the import itself: a package importing its own
+            # submodule (``from pkg import sub`` in pkg/__init__.py), where
+            # importlib's fromlist handling asks ``hasattr(pkg, "sub")``
+            # first, or a circular import.  The eager name is not bound yet.
+            raise AttributeError(
+                f"module {self.name!r} has no attribute {name!r} yet "
+                f"(its deferred import is in progress)", name=name)
+        self.resolving.add(key)
         try:
             value = entry.load(namespace)
         except BaseException as exc:
@@ -295,6 +307,8 @@ class _ModuleState:
             if error is exc:
                 raise
             raise error from exc
+        finally:
+            self.resolving.discard(key)
         current = namespace.get(name, _MISSING)
         if current is _MISSING:
             namespace[name] = value

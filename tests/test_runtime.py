@@ -520,3 +520,15 @@ def test_syntax_error_is_the_same_as_plain_python(tmp_path):
     lazy_lines = [line for line in lazy.stderr.splitlines()
                   if not line.startswith("lazify: raised by the deferred import")]
     assert lazy_lines[-4:] == plain.stderr.splitlines()[-4:], lazy.stderr
+
+
+def test_package_importing_its_own_submodule_by_absolute_name(tmp_path):
+    # docutils/parsers/rst/__init__.py does `from docutils.parsers.rst import states`:
+    # importlib's fromlist handling asks hasattr(package, "states") while the
+    # deferred import of that very name runs.
+    files = {
+        "pkg/__init__.py": "from pkg import states\ndef use():\n    return states.NAME\n",
+        "pkg/states.py": "NAME = 'states'\n",
+        "main.py": "import pkg\nprint(pkg.use())\nprint(pkg.states.NAME)\n",
+    }
+    assert lazy_output(tmp_path, files).splitlines() == ["states", "states"]
