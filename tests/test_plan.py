@@ -1,0 +1,162 @@
+"""Planner decisions, reasons and routed references, one fixture pair per case.
+
+Each case is a directory under ``tests/fixtures/plan/``:
+
+- ``input.py``: the module to plan (never executed);
+- ``module.txt`` (optional): the first line is the module name, ``pkg.mod`` or
+  ``pkg [package]`` (``[package]`` alone: a package whose name is unknown); further
+  lines are ``excluding: NAME ...`` (the planner's ``excluding``) and
+  ``requires: 3.12`` (skip on older Pythons, for syntax they cannot parse);
+- ``expected_plan.txt``: what :func:`render` prints for the plan, reviewed by hand
+  against DESIGN.md's eligibility rules, not just copied from the planner;
+- ``xfail.txt`` (optional): the planner bug that makes the case fail; the test is then
+  ``xfail(strict=True)``, so fixing the bug makes it fail until the file is removed.
+
+``expected_plan.txt`` has one line per imported name::
+
+    LINE NAME lazy|eager REASON-or-- used_at_import=N|- unused=yes|no
+
+(``*`` is the name of a star import), a line ``module LINE NAME MODULE`` for every
+name of a relative import (the resolved module), and a line ``ref NAME LINE:COL`` for
+every reference the rewrite routes (``Plan.references``, in source order). Lines
+starting with ``#`` are comments and ignored.
+
+To (re)generate a file from the planner, then review it line by line::
+
+    PYTHONPATH=. python tests/test_plan.py CASE...
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+
+import pytest
+
+from lazify._plan import plan_module
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "plan")
+
+
+def case_names() -> list[str]:
+    """Every case directory, sorted."""
+    return sorted(
+        name for name in os.listdir(FIXTURES) if os.path.isfile(os.path.join(FIXTURES, name, "input.py"))
+    )
+
+
+def read_options(case: str) -> dict:
+    """The planner arguments and the required Python version from ``module.txt``."""
+    options = {"module": "", "is_package": False, "excluding": None, "requires": (3, 10)}
+    path = os.path.join(FIXTURES, case, "module.txt")
+    if not os.path.exists(path):
+        return options
+    with open(path, encoding="utf-8") as f:
+        lines = [line.strip() for line in f if line.strip() and not line.startswith("#")]
+    if lines and ":" not in lines[0]:
+        first = lines.pop(0)
+        if first.endswith("[package]"):
+            options["is_package"] = True
+            first = first[: -len("[package]")].strip()
+        options["module"] = first
+    for line in lines:
+        key, _, value = line.partition(":")
+        key = key.strip()
+        if key == "excluding":
+            options["excluding"] = frozenset(value.split())
+        elif key == "requires":
+            options["requires"] = tuple(int(part) for part in value.split("."))
+        else:
+            raise ValueError(f"{case}/module.txt: unknown line {line!r}")
+    return options
+
+
+def plan_case(case: str):
+    """Parse and plan ``input.py`` of *case* with its ``module.txt`` options."""
+    options = read_options(case)
+    path = os.path.join(FIXTURES, case, "input.py")
+    with open(path, "rb") as f:
+        data = f.read()
+    source = data.decode("utf-8")
+    tree = compile(data, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    return plan_module(
+        tree,
+        module=options["module"],
+        is_package=options["is_package"],
+        excluding=options["excluding"],
+        source=source,
+    )
+
+
+def render(plan) -> str:
+    """The plan as ``expected_plan.txt`` lines."""
+    lines = []
+    for site in plan.imports:
+        line = site.span[0]
+        for n in site.names:
+            verdict = "lazy" if n.lazy else "eager"
+            reason = "--" if n.reason is None else n.reason.value
+            used = "-" if n.used_at_import is None else n.used_at_import
+            unused = "yes" if n.unused else "no"
+            lines.append(f"{line} {n.name} {verdict} {reason} used_at_import={used} unused={unused}")
+            if site.level:
+                lines.append(f"module {line} {n.name} {n.module}")
+    for ref in plan.references:
+        lines.append(f"ref {ref.name} {ref.span[0]}:{ref.span[1]}")
+    return "\n".join(lines) + "\n"
+
+
+def read_expected(case: str) -> str:
+    with open(os.path.join(FIXTURES, case, "expected_plan.txt"), encoding="utf-8") as f:
+        lines = [line.rstrip() for line in f if line.strip() and not line.startswith("#")]
+    return "\n".join(lines) + "\n"
+
+
+def _params():
+    params = []
+    for case in case_names():
+        marks = []
+        xfail = os.path.join(FIXTURES, case, "xfail.txt")
+        if os.path.exists(xfail):
+            with open(xfail, encoding="utf-8") as f:
+                marks.append(pytest.mark.xfail(reason=f.read().strip(), strict=True))
+        requires = read_options(case)["requires"]
+        if sys.version_info < requires:
+            marks.append(
+                pytest.mark.skip(reason=f"needs Python {'.'.join(map(str, requires))} syntax")
+            )
+        params.append(pytest.param(case, marks=marks, id=case))
+    return params
+
+
+@pytest.mark.parametrize("case", _params())
+def test_plan(case: str) -> None:
+    assert render(plan_case(case)) == read_expected(case)
+
+
+def test_every_case_has_an_expectation() -> None:
+    missing = [c for c in case_names() if not os.path.exists(os.path.join(FIXTURES, c, "expected_plan.txt"))]
+    assert not missing
+
+
+def test_plan_is_deterministic_and_pickleable() -> None:
+    """Plans are plain frozen data: ``check``/``compile`` may fan out over processes."""
+    import pickle
+
+    for case in case_names():
+        if sys.version_info < read_options(case)["requires"]:
+            continue
+        plan = plan_case(case)
+        assert pickle.loads(pickle.dumps(plan)) == plan
+        assert plan_case(case) == plan
+
+
+if __name__ == "__main__":
+    # Regenerate: python tests/test_plan.py CASE...  (review every line afterwards).
+    for name in sys.argv[1:]:
+        name = os.path.basename(os.path.normpath(name))
+        text = render(plan_case(name))
+        with open(os.path.join(FIXTURES, name, "expected_plan.txt"), "w", encoding="utf-8") as f:
+            f.write(text)
+        print(f"--- {name}\n{text}", end="")
