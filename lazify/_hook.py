@@ -103,6 +103,11 @@ def _transform(data: bytes, path: str, fullname: str, is_package: bool, optimize
         _state.busy = busy
 
 
+def _opts_in(code) -> bool:
+    """Whether module-level code names ``__lazy_modules__`` (PEP 810's opt-in)."""
+    return "__lazy_modules__" in code.co_names or "__lazy_modules__" in code.co_consts
+
+
 class LazifyLoader(SourceFileLoader):
     """``SourceFileLoader`` whose code is the rewritten module, cached under lazify's tag."""
 
@@ -154,8 +159,9 @@ class LazifyLoader(SourceFileLoader):
         if _never(fullname) or not _wanted(fullname):
             plain = SourceFileLoader(fullname, self.path).get_code(fullname)
             # A module that binds __lazy_modules__ at module level has the
-            # name in co_names; this needs no second read of the source.
-            if plain is None or "__lazy_modules__" not in plain.co_names or _never(fullname):
+            # name in co_names (or in co_consts: globals()["__lazy_modules__"]);
+            # checking the plain code needs no second read of the source.
+            if plain is None or _never(fullname) or not _opts_in(plain):
                 stats["plain"] += 1
                 return plain
         return self._lazy_code(fullname)

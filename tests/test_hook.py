@@ -58,7 +58,9 @@ def lazify_pycs(root):
 def run(code, cwd, *args, env=None, check=True):
     """Run code in a child with the hook installed first; LAZIFY_DEBUG on."""
     prelude = "import lazify; lazify.install()\n"
-    extra = {"LAZIFY_DEBUG": "1", **(env or {})}
+    # the per-user fallback of a stdlib module must not land in the real ~/.cache
+    xdg = os.path.join(os.path.dirname(os.path.abspath(cwd)), ".xdg")
+    extra = {"LAZIFY_DEBUG": "1", "XDG_CACHE_HOME": xdg, **(env or {})}
     return run_python([*args, "-c", prelude + textwrap.dedent(code)], cwd=cwd, env_extra=extra, check=check)
 
 
@@ -204,20 +206,25 @@ def test_identical_bytes_whatever_the_settings(tmp_path):
 def test_disabled_mode_leaves_modules_plain_unless_they_opt_in(tmp_path):
     root = write_tree(
         tmp_path / "app",
-        {"plain.py": MOD, "optin.py": "__lazy_modules__ = ['json']\n" + MOD},
+        {
+            "plain.py": MOD,
+            "optin.py": "__lazy_modules__ = ['json']\n" + MOD,
+            "optin2.py": "globals()['__lazy_modules__'] = {'json'}\n" + MOD,
+        },
     )
     code = """
         import lazify
         lazify.install(enabled=False)
-        import optin, plain  # optin first: plain imports json eagerly
-        print(lazify.is_lazy_import(vars(plain), "json"), lazify.is_lazy_import(vars(optin), "json"))
+        import optin, optin2, plain  # the opt-ins first: plain imports json eagerly
+        print(lazify.is_lazy_import(vars(plain), "json"), lazify.is_lazy_import(vars(optin), "json"),
+              lazify.is_lazy_import(vars(optin2), "json"))
         print(plain.__spec__.cached == __import__("importlib.util").util.cache_from_source(plain.__file__))
     """
     proc = run_python(["-c", textwrap.dedent(code)], cwd=root, env_extra={"LAZIFY_DEBUG": "1"}, check=True)
-    assert proc.stdout.splitlines() == ["False True", "True"]
+    assert proc.stdout.splitlines() == ["False True True", "True"]
     assert "lazify: compiled optin" in proc.stderr
     assert "lazify: compiled plain" not in proc.stderr
-    assert [os.path.basename(p).split(".")[0] for p in lazify_pycs(root)] == ["optin"]
+    assert [os.path.basename(p).split(".")[0] for p in lazify_pycs(root)] == ["optin", "optin2"]
 
 
 def test_excluded_module_is_plain(tree):
