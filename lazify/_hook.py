@@ -174,17 +174,18 @@ class LazifyLoader(SourceFileLoader):
         except OSError:
             pass
         if st is not None:
-            code = _cache.read_cached(source_path, source_mtime=st.st_mtime, source_size=st.st_size)
+            code, used = _cache.read_cached_from(source_path, source_mtime=st.st_mtime, source_size=st.st_size)
             if code is not None:
                 stats["cached"] += 1
                 _debug(f"cached {fullname}")
+                _record_cached(fullname, self, used)
                 return code
         source_bytes = self.get_data(source_path)
         code, rewritten = self._rewrite(source_bytes, source_path, fullname)
         if st is not None and rewritten:
             busy, _state.busy = _state.busy, True  # an import while writing: pytest#3506
             try:
-                _cache.write_cached(
+                used = _cache.write_cached(
                     source_path,
                     code,
                     source_mtime=st.st_mtime,
@@ -194,7 +195,28 @@ class LazifyLoader(SourceFileLoader):
                 )
             finally:
                 _state.busy = busy
+            _record_cached(fullname, self, used)
         return code
+
+
+def _record_cached(fullname, loader, used):
+    """Make ``__spec__.cached``/``__cached__`` name the file actually used.
+
+    The finder sets the ``__pycache__`` path; only when the per-user
+    fallback served or took the file does the module being executed (it is
+    in sys.modules by now) get the real path.
+    """
+    if used is None:
+        return
+    module = sys.modules.get(fullname)
+    spec = getattr(module, "__spec__", None)
+    if spec is None or spec.loader is not loader or spec.cached == used:
+        return
+    try:
+        spec.cached = used
+        module.__cached__ = used
+    except Exception:
+        pass
 
 
 class LazifyFinder:

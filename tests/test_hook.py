@@ -171,9 +171,15 @@ def test_pycache_that_is_a_file_uses_the_user_cache(tmp_path):
     root = write_tree(tmp_path / "app", {"mod.py": MOD, "__pycache__": "a file, not a directory"})
     xdg = tmp_path / "xdg"
     env = {"XDG_CACHE_HOME": str(xdg)}
-    assert "lazify: compiled mod" in debug_lines(run("import mod", root, env=env))
-    assert len(lazify_pycs(xdg / "lazify")) == 1
-    assert "lazify: cached mod" in debug_lines(run("import mod", root, env=env))
+    code = "import mod; print(mod.__spec__.cached); print(mod.__cached__)"
+    first = run(code, root, env=env)
+    assert "lazify: compiled mod" in debug_lines(first)
+    [rel] = lazify_pycs(xdg / "lazify")
+    used = str(xdg / "lazify" / rel)
+    assert first.stdout.splitlines() == [used, used]  # the file actually used
+    second = run(code, root, env=env)
+    assert "lazify: cached mod" in debug_lines(second)
+    assert second.stdout.splitlines() == [used, used]
 
 
 def test_identical_bytes_whatever_the_settings(tmp_path):
@@ -390,6 +396,31 @@ def test_traceback_has_no_hook_frames(tmp_path):
     frames = [line for line in proc.stderr.splitlines() if line.strip().startswith("File ")]
     assert len(frames) == 2, proc.stderr  # <string> and failing.py, nothing from lazify
     assert 'failing.py", line 3, in <module>' in frames[1]
+
+
+def test_threads_importing_on_a_cold_cache(tmp_path):
+    """The busy flag is per thread: one thread loading the rewriter does not switch others off."""
+    root = write_tree(tmp_path / "app", {f"m{i}.py": MOD for i in range(8)})
+    code = """
+        import threading
+        results = {}
+        start = threading.Barrier(8)
+
+        def work(i):
+            start.wait()
+            module = __import__(f"m{i}")
+            results[i] = (type(module.__loader__).__name__, module.dumps(i))
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        print(sorted(results.items()))
+    """
+    proc = run(code, root)
+    assert proc.stdout.strip() == repr([(i, ("LazifyLoader", str(i))) for i in range(8)])
+    assert {f"lazify: compiled m{i}" for i in range(8)} <= set(debug_lines(proc))
 
 
 # ----------------------------------------------------------------------- in process
