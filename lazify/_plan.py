@@ -316,14 +316,18 @@ class _Walker:
 
     def visit_Name(self, node: ast.Name):
         name = node.id
-        if type(node.ctx) is ast.Load:
+        ctx = type(node.ctx)
+        if ctx is ast.Load:
             if name == NAMESPACE:
                 self.uses_reserved = True
             if name in self.candidates:
                 scope = self.scope
                 self.loads.append(_Load(name, node, scope, scope.stmt_index))
-        else:
-            self.bind(name, node.lineno)
+            return
+        self.bind(name, node.lineno)
+        if ctx is ast.Del and self.scope.kind == _CLASS:
+            # after ``del name`` in a class body, a read finds the global again
+            self.scope.class_first_bind[name] = _NEVER
 
     def visit_Global(self, node):
         self.scope.global_decl.update(node.names)
@@ -583,7 +587,11 @@ class _Walker:
             if positional or keywords or self.scope.kind != _MODULE:
                 return
         elif name in ("eval", "exec"):
-            if positional >= 2 or "globals" in keywords:
+            # eval(src, None) uses the caller's globals, like eval(src)
+            namespace = node.args[1] if positional >= 2 else next(
+                (kw.value for kw in node.keywords if kw.arg == "globals"), None)
+            if namespace is not None and not (
+                    isinstance(namespace, ast.Constant) and namespace.value is None):
                 return
         if self.dynamic is None:
             self.dynamic = node.lineno
@@ -608,6 +616,9 @@ class _Walker:
                 and ">>>" in body[0].value.value:
             self.docstring_sources.append(body[0].value.value)
 
+
+#: a class-body statement index no read comes after
+_NEVER = 1 << 62
 
 _UNCONDITIONAL_BINDERS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.FunctionDef,
                           ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
@@ -835,8 +846,11 @@ def _reason(site, node, bound, target, is_from, *, excluded, walker, multiply_bo
         return Reason.DYNAMIC_NAMESPACE
     if bound in walker.module_rebinds or bound in multiply_bound:
         return Reason.REBOUND
-    if is_from and is_package and package and _alias_name(node, bound) == bound \
-            and target == f"{package}.{bound}":
+    if is_from and is_package and (
+            (node.level == 1 and node.module == bound)
+            or (package and target == f"{package}.{bound}")):
+        # ``from .x import x`` (or ``... as x``) in a package __init__: any
+        # later ``import pkg.x`` sets ``pkg.x`` to the submodule.
         return Reason.SUBMODULE_NAME
     if bound in walker.annotation_names:
         return Reason.DEFERRED_ANNOTATION
@@ -844,11 +858,4 @@ def _reason(site, node, bound, target, is_from, *, excluded, walker, multiply_bo
         return Reason.DOCTEST
     if bound in class_shadow:
         return Reason.CLASS_SHADOW
-    return None
-
-
-def _alias_name(node, bound):
-    for alias in node.names:
-        if (alias.asname or alias.name) == bound:
-            return alias.name
     return None

@@ -19,8 +19,6 @@ This module is on every user's start-up path: it imports nothing but
 ``sys`` and ``builtins``.
 """
 
-from __future__ import annotations
-
 import builtins
 import sys
 from _thread import get_ident
