@@ -484,8 +484,12 @@ def test_run_script_imports_on_first_use(script_dir):
         "script.py",
         """\
         import heavy_dep
+
+        def show():
+            print(heavy_dep.VALUE)
+
         print("before")
-        print(heavy_dep.VALUE)
+        show()
         """,
     )
     proc = lazify_run(script, cwd=str(script_dir))
