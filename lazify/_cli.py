@@ -513,10 +513,17 @@ def _run_script(path: str, argv: list[str], *, transform=None) -> int:
     sys.argv = [path, *argv]
     if os.path.isdir(path) or not os.path.isfile(path) or _is_zip(path):
         # A directory or zip with __main__.py: runpy imports it through the import
-        # system, so the hook rewrites it; runpy puts *path* on sys.path itself.
-        _set_path0(path)
+        # system, so the hook rewrites it, and inserts *path* at sys.path[0] itself; drop
+        # the entry python made for lazify (its bin directory or the cwd) first.
+        if sys.path and not (sys.flags.isolated or getattr(sys.flags, "safe_path", False)):
+            del sys.path[0]
         try:
             runpy.run_path(path, run_name="__main__")
+        except ImportError as e:
+            if _raised_in_runpy(e):
+                print(f"lazify run: {e}", file=sys.stderr)
+                return 1
+            return _report(e)
         except BaseException as e:
             return _report(e)
         return 0

@@ -582,6 +582,26 @@ def test_run_module_package(script_dir):
     assert "imported heavy_dep" not in lines
 
 
+def test_run_directory_with_main(script_dir):
+    write(
+        script_dir,
+        "appdir/__main__.py",
+        """\
+        import sys
+        import heavy_dep
+        print("argv", sys.argv)
+        print("name", __name__)
+        print("path0", sys.path[0], sys.path.count(sys.path[0]))
+        """,
+    )
+    write(script_dir, "appdir/heavy_dep.py", "print('imported heavy_dep')\n")
+    target = str(script_dir / "appdir")
+    proc = lazify_run(target, "x", cwd=str(script_dir))
+    plain = run_python([target, "x"], cwd=str(script_dir))
+    assert proc.returncode == 0, proc.stderr
+    assert plain.stdout.splitlines() == ["imported heavy_dep", *proc.stdout.splitlines()]
+
+
 def test_run_module_traceback(tmp_path):
     write(tmp_path, "boom.py", "def f():\n    raise KeyError('k')\nf()\n")
     proc = lazify_run("-m", "boom", cwd=str(tmp_path))
