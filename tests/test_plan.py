@@ -140,6 +140,14 @@ def test_every_case_has_an_expectation() -> None:
     assert not missing
 
 
+@pytest.mark.parametrize("case", [c for c in case_names() if sys.version_info >= read_options(c)["requires"]])
+def test_input_compiles(case: str) -> None:
+    """Every input is a valid module, symtable's checks included (not just parseable)."""
+    path = os.path.join(FIXTURES, case, "input.py")
+    with open(path, "rb") as f:
+        compile(f.read(), path, "exec", dont_inherit=True)
+
+
 def test_plan_is_deterministic_and_pickleable() -> None:
     """Plans are plain frozen data: ``check``/``compile`` may fan out over processes."""
     import pickle
