@@ -203,8 +203,6 @@ def module_name_for(path: str) -> tuple[str, bool]:
         if not name.isidentifier():
             break
         parts.append(name)
-        if not name:
-            break
     if is_package and not parts:
         return "", True
     return ".".join(reversed(parts)), is_package
