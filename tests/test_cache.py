@@ -163,6 +163,26 @@ def test_round_trip_checked_hash(tmp_path):
     assert _cache.read_cached(src) is None
 
 
+@pytest.mark.parametrize("hash_based", [False, True], ids=["timestamp", "checked-hash"])
+def test_cpython_itself_accepts_the_files(tmp_path, hash_based):
+    """The header is CPython's own: copied to the plain pyc path, the interpreter loads it."""
+    src = make_source(tmp_path)
+    marked = compile("MARK = 'from the pyc'\n", src, "exec", dont_inherit=True)
+    pyc = _cache.write_cached(src, marked, hash_based=hash_based)
+    plain = importlib.util.cache_from_source(src)
+    with open(pyc, "rb") as f, open(plain, "wb") as g:
+        g.write(f.read())
+    proc = run_python("import mod; print(mod.MARK)", cwd=tmp_path, env_extra={"PYTHONDONTWRITEBYTECODE": "1"})
+    assert proc.stdout.strip() == "from the pyc", proc.stderr
+    # and CPython rejects it, as lazify does, once the source changes
+    with open(src, "a") as f:
+        f.write("MARK = 'from the source'\n")
+    os.utime(src, (OLD + 5, OLD + 5))
+    proc = run_python("import mod; print(mod.MARK)", cwd=tmp_path, env_extra={"PYTHONDONTWRITEBYTECODE": "1"})
+    assert proc.stdout.strip() == "from the source", proc.stderr
+    assert _cache.read_cached(src) is None
+
+
 def test_source_date_epoch_selects_checked_hash(monkeypatch, tmp_path):
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1")
     src = make_source(tmp_path)

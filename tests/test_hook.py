@@ -323,6 +323,30 @@ def test_zip_import_passes_through(tmp_path):
     assert not [line for line in debug_lines(proc) if "zmod" in line]
 
 
+def test_stock_loaders_pass_through(tmp_path):
+    """Sourceless (an orphaned pyc), extension, namespace, builtin, frozen: untouched."""
+    root = write_tree(tmp_path / "app", {"orphan_src.py": MOD, "nspkg/inner.py": MOD})
+    import py_compile
+
+    py_compile.compile(str(root / "orphan_src.py"), cfile=str(root / "orphan.pyc"), doraise=True)
+    os.unlink(root / "orphan_src.py")
+    code = """
+        import orphan, nspkg, nspkg.inner, _csv, sys, zipimport
+        for m in (orphan, nspkg, _csv, sys, zipimport):
+            print(m.__name__, type(m.__spec__.loader).__name__)
+        print(type(nspkg.inner.__loader__).__name__)
+    """
+    proc = run(code, root)
+    out = proc.stdout.splitlines()
+    assert out[0] == "orphan SourcelessFileLoader"
+    assert out[1] in ("nspkg _NamespaceLoader", "nspkg NamespaceLoader")
+    assert out[2] == "_csv ExtensionFileLoader"
+    assert out[3] == "sys type"  # BuiltinImporter, a class
+    assert out[4] == "zipimport type"  # FrozenImporter
+    assert out[5] == "LazifyLoader"  # a module inside a namespace package is an ordinary one
+    assert not [line for line in debug_lines(proc) if "not lazified" in line]
+
+
 def test_syntax_error_is_exactly_pythons(tmp_path):
     root = write_tree(
         tmp_path / "app",
