@@ -1,0 +1,587 @@
+#!/usr/bin/env python3
+"""Start-up benchmark: real command-line tools, lazify next to the alternatives.
+
+One command::
+
+    python3 tests/benchmarks/startup/run.py            # full run (install + check + time + cold)
+    python3 tests/benchmarks/startup/run.py --quick    # 3 rounds, no cold run: a smoke test
+
+What it does:
+
+1. creates a throwaway venv (``--python``, default python3.11) under
+   ``--workdir`` with the tools pinned in ``requirements.txt``, the two peers,
+   and lazify from this working tree (``pip install -e``); reused while
+   ``requirements.txt`` and the interpreter are unchanged (``--reinstall``);
+2. per implementation a directory holding a ``sitecustomize.py``
+   (``sitecustomize/<impl>/``), put on ``PYTHONPATH`` so the tools run unmodified;
+3. checks every tool under every implementation: exit code and stdout must
+   equal plain's, else the pair is reported broken with the first error line
+   and not timed;
+4. warm-up runs, then implementations interleaved round by round (order
+   rotated every round), ``--rounds`` counted runs each: median wall time,
+   median of the per-round ratios to plain, peak RSS (``wait4`` rusage of the
+   child), modules in ``sys.modules`` at exit;
+5. cold caches, reported separately: the first start with no bytecode cache
+   at all, the first start after ``pip install`` (normal ``.pyc`` present,
+   lazify's and defer-imports' caches empty), and after ``lazify compile``
+   ahead of time;
+6. prints a markdown table and writes ``results.json`` (``--out``).
+
+The machine this runs on is shared and noisy: read the paired ratios, not the
+absolute times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+REQUIREMENTS = HERE / "requirements.txt"
+SITECUSTOMIZE = HERE / "sitecustomize"
+
+#: name -> argv (first element looked up in the venv's bin/).  Each is a
+#: command a user runs often that touches only part of what the tool imports.
+TOOLS = {
+    "floor": ["python", "-c", "pass"],
+    "aws": ["aws", "--version"],
+    "cfn-lint": ["cfn-lint", "--version"],
+    "flask": ["flask", "--help"],
+    "pip": ["pip", "--version"],
+    "sphinx-build": ["sphinx-build", "--version"],
+    "pytest": ["pytest", "--version"],
+    "http": ["http", "--version"],
+    "black": ["black", "--version"],
+    "ipython": ["ipython", "--version"],
+}
+
+IMPLS = ["plain", "lazify", "demandimport", "defer_imports", "lazyloader"]
+
+#: Environment variables that would change what is measured.
+SCRUB = (
+    "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX", "PYTHONPATH", "PYTHONHOME",
+    "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONNOUSERSITE", "PYTHONPROFILEIMPORTTIME",
+    "PYTHONVERBOSE", "PYTHONWARNINGS", "PYTHONDEVMODE", "PYTHONSAFEPATH",
+    "VIRTUAL_ENV", "PIP_REQUIRE_VIRTUALENV", "LZBENCH_MODULES_OUT",
+)
+
+
+def log(*args):
+    print(*args, file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------------ the venv
+
+
+def venv_python(venv: Path) -> Path:
+    return venv / "bin" / "python"
+
+
+def ensure_venv(venv: Path, python: str, reinstall: bool) -> dict:
+    """Create (or reuse) the benchmark venv; return install facts."""
+    version = subprocess.run([python, "-c", "import sys; print(sys.version)"],
+                             check=True, capture_output=True, text=True).stdout.strip()
+    stamp_text = REQUIREMENTS.read_text() + "\n" + version + "\n" + str(ROOT)
+    stamp = hashlib.sha256(stamp_text.encode()).hexdigest()
+    stamp_file = venv / ".lzbench-stamp"
+    facts = {"reused": False, "install_seconds": None}
+    if not reinstall and stamp_file.exists() and stamp_file.read_text() == stamp:
+        facts["reused"] = True
+        return facts
+    if venv.exists():
+        shutil.rmtree(venv)
+    t0 = time.perf_counter()
+    log(f"creating venv {venv} with {python} ...")
+    env = clean_env()
+    subprocess.run([python, "-m", "venv", str(venv)], check=True, env=env)
+    pip = [str(venv_python(venv)), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    subprocess.run(pip + ["-r", str(REQUIREMENTS)], check=True, env=env)
+    subprocess.run(pip + ["-e", str(ROOT)], check=True, env=env)
+    facts["install_seconds"] = round(time.perf_counter() - t0, 1)
+    stamp_file.write_text(stamp)
+    return facts
+
+
+def freeze(venv: Path) -> list[str]:
+    out = subprocess.run([str(venv_python(venv)), "-m", "pip", "freeze", "--all"],
+                         capture_output=True, text=True, env=clean_env())
+    return out.stdout.split("\n")[:-1]
+
+
+def venv_paths(venv: Path) -> dict:
+    code = ("import sysconfig, json; "
+            "print(json.dumps({k: sysconfig.get_path(k) for k in ('stdlib', 'purelib', 'platlib')}))")
+    out = subprocess.run([str(venv_python(venv)), "-c", code], check=True,
+                         capture_output=True, text=True, env=clean_env())
+    return json.loads(out.stdout)
+
+
+# --------------------------------------------------------------- environment
+
+
+def clean_env() -> dict:
+    env = {k: v for k, v in os.environ.items()
+           if k not in SCRUB and not k.startswith("LAZIFY_")}
+    return env
+
+
+def bench_env(venv: Path, workdir: Path, impl: str, pycache_prefix: Path | None = None) -> dict:
+    env = clean_env()
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    env["VIRTUAL_ENV"] = str(venv)
+    env["PYTHONPATH"] = str(SITECUSTOMIZE / impl)
+    home = workdir / "home"
+    env["HOME"] = str(home)
+    env["XDG_CACHE_HOME"] = str(home / ".cache")
+    env["XDG_CONFIG_HOME"] = str(home / ".config")
+    env["IPYTHONDIR"] = str(home / ".ipython")
+    env["COLUMNS"] = "100"
+    env["LC_ALL"] = "C.UTF-8"
+    env["NO_COLOR"] = "1"
+    env["PIP_NO_INPUT"] = "1"
+    if pycache_prefix is None and impl == "defer_imports":
+        # defer-imports writes its instrumented bytecode (own header) into the
+        # normal .pyc path; sharing that path with the other implementations
+        # would make each of them invalidate the other's cache every round.
+        pycache_prefix = workdir / "pycache-defer_imports"
+    if pycache_prefix is not None:
+        env["PYTHONPYCACHEPREFIX"] = str(pycache_prefix)
+    return env
+
+
+def tool_argv(venv: Path, tool: str) -> list[str]:
+    argv = list(TOOLS[tool])
+    argv[0] = str(venv / "bin" / argv[0])
+    return argv
+
+
+# ------------------------------------------------------------------- running
+
+
+def run_once(argv, env, cwd, capture=False, timeout=300):
+    """Run a child; return (rc, wall seconds, peak RSS KiB, stdout, stderr)."""
+    out = subprocess.PIPE if capture else subprocess.DEVNULL
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                            stdout=out, stderr=out)
+    if capture:
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            stdout, stderr = proc.communicate()
+            stderr += b"\n[lzbench] timed out"
+        # communicate() reaped the child; wall time is still right, RSS is not
+        # available through wait4 here.
+        wall = time.perf_counter() - t0
+        return proc.returncode, wall, None, stdout, stderr
+    _, status, rusage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, wall, rusage.ru_maxrss, b"", b""
+
+
+def first_error_line(stderr: bytes, stdout: bytes, plain_stdout: bytes) -> str:
+    lines = [ln.strip() for ln in stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
+    for ln in reversed(lines):
+        head = ln.split(":", 1)[0]
+        if head.endswith(("Error", "Exception", "Warning")) or "Error" in head.rsplit(".", 1)[-1]:
+            return ln[:300]
+    if lines:
+        return lines[-1][:300]
+    a = stdout.decode("utf-8", "replace").splitlines()
+    b = plain_stdout.decode("utf-8", "replace").splitlines()
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return f"stdout line {i + 1} differs: {x[:150]!r} (plain: {y[:150]!r})"
+    return f"stdout has {len(a)} lines, plain {len(b)}"
+
+
+def check(venv, workdir, cwd, tools, impls):
+    """Run every (tool, impl) once with capture; compare with plain."""
+    results = {}
+    counts_dir = workdir / "counts"
+    counts_dir.mkdir(exist_ok=True)
+    for tool in tools:
+        results[tool] = {}
+        plain = None
+        for impl in impls:
+            env = bench_env(venv, workdir, impl)
+            count_file = counts_dir / f"{tool}.{impl}"
+            if count_file.exists():
+                count_file.unlink()
+            env["LZBENCH_MODULES_OUT"] = str(count_file)
+            rc, wall, _, out, err = run_once(tool_argv(venv, tool), env, cwd, capture=True)
+            modules = lazy = None
+            if count_file.exists():
+                parts = count_file.read_text().split()
+                modules, lazy = int(parts[0]), int(parts[1])
+            entry = {"rc": rc, "modules": modules, "lazy_modules": lazy,
+                     "stdout_head": out.decode("utf-8", "replace")[:200],
+                     "stderr_tail": err.decode("utf-8", "replace")[-2000:]}
+            if impl == "plain":
+                plain = (rc, out)
+                entry["ok"] = True
+            else:
+                entry["ok"] = (rc, out) == plain
+                if not entry["ok"]:
+                    entry["error"] = (f"exit {rc} (plain {plain[0]}): " if rc != plain[0] else "") + \
+                        first_error_line(err, out, plain[1])
+            results[tool][impl] = entry
+            status = "ok" if entry["ok"] else "BROKEN: " + entry["error"]
+            log(f"  check {tool:13s} {impl:14s} rc={rc} modules={modules} {status}")
+    return results
+
+
+def timed_rounds(venv, workdir, cwd, tools, impls, working, rounds, warmup, seed=0):
+    """Interleaved timing; returns {tool: {impl: {"wall": [...], "rss": [...]}}}.
+
+    Round r runs, for each tool, every working implementation once, in an
+    order rotated by r and shuffled by a seeded RNG, so drift on the machine
+    hits all implementations alike.  The ratio to plain is paired by round.
+    """
+    rng = random.Random(seed)
+    data = {t: {i: {"wall": [], "rss": []} for i in impls if working[t][i]} for t in tools}
+    envs = {i: bench_env(venv, workdir, i) for i in impls}
+    total = warmup + rounds
+    for r in range(total):
+        counted = r >= warmup
+        t_round = time.perf_counter()
+        tool_order = list(tools)
+        rng.shuffle(tool_order)
+        for tool in tool_order:
+            order = [i for i in impls if working[tool][i]]
+            k = r % len(order)
+            order = order[k:] + order[:k]
+            for impl in order:
+                rc, wall, rss, _, _ = run_once(tool_argv(venv, tool), envs[impl], cwd)
+                if counted:
+                    data[tool][impl]["wall"].append(wall)
+                    data[tool][impl]["rss"].append(rss)
+        kind = "round" if counted else "warm-up"
+        log(f"  {kind} {r + 1 - (warmup if counted else 0)}/{rounds if counted else warmup}"
+            f" ({time.perf_counter() - t_round:.1f}s)")
+    return data
+
+
+def summarise(data, impls, tools):
+    summary = {}
+    for tool in tools:
+        summary[tool] = {}
+        plain = data[tool]["plain"]["wall"]
+        for impl, d in data[tool].items():
+            walls = d["wall"]
+            ratios = [w / p for w, p in zip(walls, plain)]
+            summary[tool][impl] = {
+                "median_s": statistics.median(walls),
+                "ratio": statistics.median(ratios),
+                "ratio_min": min(ratios),
+                "ratio_max": max(ratios),
+                "rss_mib": statistics.median(d["rss"]) / 1024,
+                "runs": len(walls),
+            }
+    return summary
+
+
+# ----------------------------------------------------------------- cold runs
+
+
+def remove_lazify_caches(paths):
+    """Delete lazify's tagged pycs under the given trees; return how many."""
+    n = 0
+    for root in paths:
+        for dirpath, _dirs, files in os.walk(root):
+            if not dirpath.endswith("__pycache__"):
+                continue
+            for f in files:
+                if ".opt-lazify" in f:
+                    try:
+                        os.unlink(os.path.join(dirpath, f))
+                        n += 1
+                    except OSError:
+                        pass
+    return n
+
+
+def cold_runs(venv, workdir, cwd, tools, impls, working, rounds, paths):
+    """Cold caches, isolated from the warm caches by a fresh PYTHONPYCACHEPREFIX.
+
+    Scenarios (each run gets a fresh prefix directory):
+
+    - ``nocache``: no bytecode cache at all, every module is compiled (for
+      lazify: rewritten and compiled);
+    - ``after_install``: the prefix holds the normal .pyc of the stdlib and
+      site-packages (what ``pip install`` leaves), nothing of lazify's or
+      defer-imports' own caches;
+    - ``after_compile``: as ``after_install`` plus ``lazify compile`` of the
+      stdlib and site-packages (lazify only).
+    """
+    py = str(venv_python(venv))
+    env0 = clean_env()
+    trees = sorted({paths["stdlib"], paths["purelib"], paths["platlib"]})
+    base = workdir / "cold-base"
+    if base.exists():
+        shutil.rmtree(base)
+    log("  cold: compileall of the stdlib and site-packages into a prefix ...")
+    t0 = time.perf_counter()
+    subprocess.run([py, "-m", "compileall", "-q", "-j0", *trees],
+                   env={**env0, "PYTHONPYCACHEPREFIX": str(base)},
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    compileall_s = time.perf_counter() - t0
+    compiled = workdir / "cold-compiled"
+    if compiled.exists():
+        shutil.rmtree(compiled)
+    shutil.copytree(base, compiled, symlinks=True)
+    log("  cold: lazify compile of the stdlib and site-packages ...")
+    t0 = time.perf_counter()
+    lc = subprocess.run([str(venv / "bin" / "lazify"), "compile", *trees],
+                        env={**env0, "PYTHONPYCACHEPREFIX": str(compiled)},
+                        capture_output=True, text=True)
+    lazify_compile = {
+        "seconds": round(time.perf_counter() - t0, 1),
+        "rc": lc.returncode,
+        "stderr_lines": len(lc.stderr.splitlines()),
+        "stderr_head": lc.stderr.splitlines()[:10],
+    }
+    log(f"  cold: lazify compile rc={lc.returncode} in {lazify_compile['seconds']}s, "
+        f"{lazify_compile['stderr_lines']} stderr lines")
+
+    scenarios = {"nocache": None, "after_install": base}
+    if lc.returncode in (0, 1):   # 1: some files failed; the rest were written
+        scenarios["after_compile"] = compiled
+    data = {s: {t: {} for t in tools} for s in scenarios}
+    scratch = workdir / "cold-run"
+    for r in range(rounds):
+        for tool in tools:
+            order = [i for i in impls if working[tool][i]]
+            k = r % len(order)
+            order = order[k:] + order[:k]
+            for scenario, seed_dir in scenarios.items():
+                for impl in order:
+                    if scenario == "after_compile" and impl not in ("plain", "lazify"):
+                        continue
+                    if scratch.exists():
+                        shutil.rmtree(scratch)
+                    if seed_dir is None:
+                        scratch.mkdir()
+                    else:
+                        shutil.copytree(seed_dir, scratch, symlinks=True)
+                    env = bench_env(venv, workdir, impl, pycache_prefix=scratch)
+                    env["XDG_CACHE_HOME"] = str(scratch / ".xdg")   # lazify's fallback cache
+                    rc, wall, rss, _, _ = run_once(tool_argv(venv, tool), env, cwd)
+                    data[scenario][tool].setdefault(impl, []).append(wall)
+        log(f"  cold round {r + 1}/{rounds}")
+    if scratch.exists():
+        shutil.rmtree(scratch)
+    summary = {}
+    for scenario, per_tool in data.items():
+        summary[scenario] = {}
+        for tool, per_impl in per_tool.items():
+            plain = per_impl.get("plain")
+            summary[scenario][tool] = {
+                impl: {"median_s": statistics.median(w),
+                       "ratio": statistics.median([a / b for a, b in zip(w, plain)]) if plain else None,
+                       "runs": len(w)}
+                for impl, w in per_impl.items()
+            }
+    return {"compileall_seconds": round(compileall_s, 1), "lazify_compile": lazify_compile,
+            "scenarios": summary, "raw": data}
+
+
+# ------------------------------------------------------------------ reporting
+
+
+def geomean(xs):
+    xs = [x for x in xs if x]
+    if not xs:
+        return None
+    return statistics.geometric_mean(xs)
+
+
+def markdown(meta, checks, summary, tools, impls, cold=None):
+    out = []
+    out.append(f"Start-up benchmark, {meta['date']}, Python {meta['python']}, {meta['machine']}; "
+               f"{meta['rounds']} counted rounds after {meta['warmup']} warm-up rounds, warm caches.")
+    out.append("")
+    out.append("Cell: median ratio to plain, paired by round (lower is better) · median wall ms · "
+               "modules in sys.modules at exit. plain: median wall ms · peak RSS MiB · modules.")
+    out.append("")
+    out.append("| tool (command) | plain | " + " | ".join(i for i in impls if i != "plain") + " |")
+    out.append("|---|---|" + "---|" * (len(impls) - 1))
+    for tool in tools:
+        p = summary[tool]["plain"]
+        row = [f"`{' '.join(TOOLS[tool])}`" if tool != "floor" else "floor `python -c pass`",
+               f"{p['median_s'] * 1000:.0f} ms · {p['rss_mib']:.0f} MiB · {checks[tool]['plain']['modules']}"]
+        for impl in impls:
+            if impl == "plain":
+                continue
+            c = checks[tool][impl]
+            if not c["ok"]:
+                row.append("**broken**")
+                continue
+            s = summary[tool][impl]
+            mods = c["modules"]
+            if c.get("lazy_modules"):
+                mods = f"{mods} ({c['lazy_modules']} unexec.)"
+            row.append(f"**{s['ratio']:.2f}×** · {s['median_s'] * 1000:.0f} ms · {s['rss_mib']:.0f} MiB · {mods}")
+        out.append("| " + " | ".join(row) + " |")
+    corpus = [t for t in tools if t != "floor"]
+    row = ["geometric mean of ratios (tools it runs)", "1.00"]
+    for impl in impls:
+        if impl == "plain":
+            continue
+        ok = [t for t in corpus if checks[t][impl]["ok"]]
+        g = geomean([summary[t][impl]["ratio"] for t in ok])
+        row.append(f"{g:.2f}× ({len(ok)}/{len(corpus)} work)" if g else "—")
+    out.append("| " + " | ".join(row) + " |")
+    broken = [(t, i, checks[t][i]["error"]) for t in tools for i in impls if not checks[t][i]["ok"]]
+    if broken:
+        out.append("")
+        out.append("Broken (exit code or stdout differ from plain; first error line):")
+        out.append("")
+        for t, i, e in broken:
+            out.append(f"- {i} × `{' '.join(TOOLS[t])}`: `{e}`")
+    if cold:
+        out.append("")
+        lc = cold["lazify_compile"]
+        out.append(f"Cold caches (median of {meta['cold_rounds']} first starts; ratio to plain in the same "
+                   f"scenario; `lazify compile` of stdlib + site-packages took {lc['seconds']} s, rc {lc['rc']}; "
+                   f"`compileall` {cold['compileall_seconds']} s):")
+        out.append("")
+        scen = cold["scenarios"]
+        heads = []
+        for s in scen:
+            for impl in impls:
+                if any(impl in scen[s][t] for t in tools):
+                    heads.append((s, impl))
+        out.append("| tool | " + " | ".join(f"{s}: {i}" for s, i in heads) + " |")
+        out.append("|---|" + "---|" * len(heads))
+        for tool in tools:
+            row = [tool]
+            for s, impl in heads:
+                c = scen[s][tool].get(impl)
+                if c is None:
+                    row.append("—")
+                elif impl == "plain":
+                    row.append(f"{c['median_s'] * 1000:.0f} ms")
+                else:
+                    row.append(f"{c['ratio']:.2f}× · {c['median_s'] * 1000:.0f} ms")
+            out.append("| " + " | ".join(row) + " |")
+    return "\n".join(out)
+
+
+def machine_description() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        with open("/proc/meminfo") as f:
+            kb = int(f.readline().split()[1])
+            mem = f", {kb / 1024 / 1024:.0f} GiB"
+    except (OSError, ValueError, IndexError):
+        pass
+    return f"{platform.system()} {platform.release()}, {os.cpu_count()} CPUs ({cpu}){mem}, shared/noisy"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--python", default="python3.11", help="interpreter for the venv (default: python3.11)")
+    ap.add_argument("--workdir", type=Path,
+                    default=Path(tempfile.gettempdir()) / "lazify-startup-bench",
+                    help="venv, HOME and caches live here (default: $TMPDIR/lazify-startup-bench)")
+    ap.add_argument("--reinstall", action="store_true", help="recreate the venv even if it is current")
+    ap.add_argument("--rounds", type=int, default=15, help="counted rounds (default 15, at least 10 for a result)")
+    ap.add_argument("--warmup", type=int, default=2, help="warm-up rounds (default 2)")
+    ap.add_argument("--cold-rounds", type=int, default=3, help="cold-cache rounds (default 3; 0 skips)")
+    ap.add_argument("--tools", default=",".join(TOOLS), help="comma-separated subset of: " + ",".join(TOOLS))
+    ap.add_argument("--impls", default=",".join(IMPLS), help="comma-separated subset of: " + ",".join(IMPLS))
+    ap.add_argument("--quick", action="store_true", help="3 rounds, 1 warm-up, no cold run")
+    ap.add_argument("--out", type=Path, default=HERE / "results.json", help="results JSON (default: next to run.py)")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.rounds, args.warmup, args.cold_rounds = 3, 1, 0
+    tools = [t for t in args.tools.split(",") if t]
+    impls = [i for i in args.impls.split(",") if i]
+    for t in tools:
+        if t not in TOOLS:
+            ap.error(f"unknown tool {t!r}")
+    for i in impls:
+        if i not in IMPLS:
+            ap.error(f"unknown implementation {i!r}")
+    if "plain" not in impls:
+        impls.insert(0, "plain")
+    if "floor" not in tools:
+        tools.insert(0, "floor")
+
+    python = shutil.which(args.python) or args.python
+    workdir = args.workdir.resolve()
+    workdir.mkdir(parents=True, exist_ok=True)
+    venv = workdir / "venv"
+    install = ensure_venv(venv, python, args.reinstall)
+    cwd = workdir / "cwd"           # an empty directory: no project config around
+    if cwd.exists():
+        shutil.rmtree(cwd)
+    cwd.mkdir()
+    home = workdir / "home"
+    home.mkdir(exist_ok=True)
+    paths = venv_paths(venv)
+    pyver = subprocess.run([str(venv_python(venv)), "-c", "import platform; print(platform.python_version())"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    meta = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "python": pyver,
+        "machine": machine_description(),
+        "rounds": args.rounds,
+        "warmup": args.warmup,
+        "cold_rounds": args.cold_rounds,
+        "lazify_commit": subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                                        capture_output=True, text=True).stdout.strip(),
+        "lazify_dirty": bool(subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "lazify"],
+                                            capture_output=True, text=True).stdout.strip()),
+        "install": install,
+    }
+    log(f"Python {pyver}; venv {venv} ({'reused' if install['reused'] else 'created'})")
+
+    log("checking outputs against plain (also the first warm-up) ...")
+    checks = check(venv, workdir, cwd, tools, impls)
+    working = {t: {i: checks[t][i]["ok"] for i in impls} for t in tools}
+    log("timing ...")
+    data = timed_rounds(venv, workdir, cwd, tools, impls, working, args.rounds, args.warmup)
+    summary = summarise(data, impls, tools)
+    cold = None
+    if args.cold_rounds > 0:
+        log("cold caches ...")
+        cold = cold_runs(venv, workdir, cwd, tools, impls, working, args.cold_rounds, paths)
+    table = markdown(meta, checks, summary, tools, impls, cold)
+    print(table)
+    result = {"meta": meta, "tools": {t: TOOLS[t] for t in tools}, "implementations": impls,
+              "checks": checks, "summary": summary, "raw": data, "cold": cold,
+              "freeze": freeze(venv), "table_markdown": table}
+    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    log(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
