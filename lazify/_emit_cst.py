@@ -260,7 +260,12 @@ def _make_applier(cst):
                 self.done_chains.add(key)
                 chain = small(f"{NAMESPACE}.__lazy_chain__()")
                 nxt = body[i + 1] if i + 1 < len(body) else None
-                if isinstance(nxt, cst.SimpleStatementLine):
+                if nxt is not None and nxt.leading_lines and is_blank(nxt.leading_lines[0]):
+                    # The blank line after the block: no line moves.
+                    body[i + 1] = nxt.with_changes(leading_lines=nxt.leading_lines[1:])
+                    body.insert(i + 1, cst.SimpleStatementLine(body=[chain]))
+                    origs.insert(i + 1, None)
+                elif isinstance(nxt, cst.SimpleStatementLine):
                     body[i + 1] = nxt.with_changes(body=[chain, *nxt.body])
                 else:
                     body.insert(i + 1, cst.SimpleStatementLine(body=[chain]))

@@ -1,0 +1,216 @@
+"""The libcst emitter: byte-exact fixture pairs, and the same program as the AST emitter.
+
+Fixtures live in ``tests/fixtures/rewrite/<case>/``: ``input.py`` and
+``expected_rewrite.py``, compared byte for byte (encoding, newlines and all). Set
+``LAZIFY_UPDATE_FIXTURES=1`` to (re)write the expected files, then review the diff.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import os
+import random
+import sys
+import sysconfig
+import time
+
+import pytest
+
+from lazify._emit_ast import emit
+from lazify._emit_cst import HEADER, EmitError, emit_cst
+from lazify._plan import ImportedName, ImportSite, Plan, Reference, plan_module
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = os.path.join(HERE, "fixtures", "rewrite")
+CASES = sorted(d for d in os.listdir(FIXTURES) if os.path.isfile(os.path.join(FIXTURES, d, "input.py")))
+
+#: Module name every fixture is planned as (relative imports resolve against "pkg").
+MODULE = "pkg.mod"
+
+
+def _load_sweep():
+    path = os.path.join(HERE, "compat", "sweep_emitters.py")
+    spec = importlib.util.spec_from_file_location("_lazify_sweep_emitters", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+sweep = _load_sweep()
+
+
+def _read(case: str, name: str) -> bytes:
+    with open(os.path.join(FIXTURES, case, name), "rb") as f:
+        return f.read()
+
+
+def _plan(data: bytes, module: str = MODULE, is_package: bool = False) -> Plan:
+    tree = compile(data, "input.py", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    return plan_module(tree, module=module, is_package=is_package)
+
+
+# ---------------------------------------------------------------- fixture pairs
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_fixture_byte_exact(case):
+    data = _read(case, "input.py")
+    got = emit_cst(data, _plan(data))
+    assert isinstance(got, bytes)
+    expected_path = os.path.join(FIXTURES, case, "expected_rewrite.py")
+    if os.environ.get("LAZIFY_UPDATE_FIXTURES"):
+        with open(expected_path, "wb") as f:
+            f.write(got)
+    assert got == _read(case, "expected_rewrite.py")
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_fixture_same_program_as_ast_emitter(case):
+    data = _read(case, "input.py")
+    outcome, detail = sweep.compare_source(data, "input.py", MODULE)
+    assert outcome == sweep.SAME, detail
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_fixture_keeps_line_numbers(case):
+    """Every line the plan does not touch keeps its number, except where documented."""
+    data = _read(case, "input.py")
+    got = emit_cst(data, _plan(data))
+    # A new line: the header before a compound first statement with no blank line above
+    # it, and the chain call after a def that ends the module. Fewer lines: lazy names
+    # taken out of a multi-line import that keeps eager ones.
+    growth = {"header_comments_compound_first": 1, "chain_after_def": 1, "multiline_from": -2}
+    assert len(got.splitlines()) == len(data.splitlines()) + growth.get(case, 0)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_fixture_str_input_gives_str(case):
+    data = _read(case, "input.py")
+    if case == "latin1_cookie":
+        text = data.decode("latin-1")
+    else:
+        text = data.decode("utf-8")
+    got = emit_cst(text, _plan(data))
+    assert isinstance(got, str)
+    # newline="" in spirit: the text is compared as it is, \r\n included.
+    expected = _read(case, "expected_rewrite.py").decode("latin-1" if case == "latin1_cookie" else "utf-8")
+    assert got == expected
+
+
+def test_no_rewrite_returns_the_source_object():
+    data = b"x = 1  # nothing to do\n"
+    plan = _plan(data)
+    assert not plan.rewrite
+    assert emit_cst(data, plan) is data
+    assert emit_cst(data.decode(), plan) == data.decode()
+
+
+def test_libcst_is_imported_only_when_emitting():
+    code = (
+        "import sys, lazify._emit_cst\n"
+        "assert 'libcst' not in sys.modules, 'imported at module import time'\n"
+    )
+    import subprocess
+
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=os.path.dirname(HERE))
+
+
+# ---------------------------------------------------------------- hand-made plans
+
+
+def _site(span, kind, names, from_module="", level=0):
+    return ImportSite(
+        span=span,
+        kind=kind,
+        from_module=from_module,
+        level=level,
+        names=tuple(
+            ImportedName(name=b, alias=a, module=a, lazy=lazy, reason=None, used_at_import=None, unused=False)
+            for b, a, lazy in names
+        ),
+    )
+
+
+def _hand_plan(imports=(), references=(), chain_after=(), header_after_line=0):
+    return Plan(
+        module="m",
+        is_package=False,
+        imports=tuple(imports),
+        references=tuple(references),
+        chain_after=tuple(chain_after),
+        header_after_line=header_after_line,
+        rewrite=True,
+    )
+
+
+def test_hand_plan_applies_only_the_plan():
+    """The emitter never re-decides: a name the plan keeps eager stays, even if lazy-able."""
+    source = "import a, b\nprint(a, b)\n"
+    plan = _hand_plan(
+        imports=[_site((1, 0, 1, 11), "import", [("a", "a", False), ("b", "b", True)])],
+        references=[Reference("b", (2, 9, 2, 10), True)],
+    )
+    assert emit_cst(source, plan) == (
+        f"{HEADER}; import a; __lazy__.__lazy_import__('b')\nprint(a, __lazy__.b)\n"
+    )
+
+
+def test_hand_plan_byte_columns_are_converted():
+    # "é" is two bytes in UTF-8: the plan's column for the second `x` is 10, libcst's is 9.
+    source = 'import x\ns = "é"; x\n'
+    plan = _hand_plan(
+        imports=[_site((1, 0, 1, 8), "import", [("x", "x", True)])],
+        references=[Reference("x", (2, 10, 2, 11), True)],
+    )
+    assert emit_cst(source, plan).splitlines()[1] == 's = "é"; __lazy__.x'
+
+
+@pytest.mark.parametrize(
+    "plan",
+    [
+        _hand_plan(references=[Reference("x", (2, 3, 2, 4), True)]),
+        _hand_plan(imports=[_site((2, 0, 2, 8), "import", [("x", "x", True)])]),
+        _hand_plan(chain_after=[(5, 0, 5, 9)]),
+        _hand_plan(imports=[_site((1, 0, 1, 8), "import", [("y", "y", True)])]),
+    ],
+    ids=["reference", "import", "chain", "alias"],
+)
+def test_plan_that_matches_nothing_raises(plan):
+    with pytest.raises(EmitError):
+        emit_cst("import x\nx\n", plan)
+
+
+# ---------------------------------------------------------------- sweep over real files
+
+
+def _sample(limit: int, seed: int = 690):
+    """A fixed random sample of stdlib (except test/) and site-packages files."""
+    items = []
+    for top, exclude in sweep.default_roots():
+        items.extend((f, top) for f in sweep.iter_files(top, exclude))
+    rng = random.Random(seed)
+    rng.shuffle(items)
+    return items[:limit]
+
+
+#: The default suite compares this many files, within this many seconds (the full sweep is
+#: tests/compat/sweep_emitters.py: libcst parses about 10 stdlib files a second here).
+SWEEP_FILES = int(os.environ.get("LAZIFY_SWEEP_FILES", "120"))
+SWEEP_SECONDS = float(os.environ.get("LAZIFY_SWEEP_SECONDS", "60"))
+
+
+def test_sweep_sample_same_program_as_ast_emitter():
+    deadline = time.monotonic() + SWEEP_SECONDS
+    counts: dict[str, int] = {}
+    failures = []
+    for item in _sample(SWEEP_FILES):
+        if time.monotonic() > deadline:
+            break
+        path, outcome, detail, _seconds = sweep.compare_file(item)
+        counts[outcome] = counts.get(outcome, 0) + 1
+        if outcome in (sweep.MISMATCH, sweep.ERROR):
+            failures.append(f"{outcome}: {path}\n  {detail}")
+    print(f"sweep sample ({sysconfig.get_python_version()}): {counts}")
+    assert counts.get(sweep.SAME, 0) > 0
+    assert not failures, "\n".join(failures)
