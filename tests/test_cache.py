@@ -63,6 +63,12 @@ def test_tag_is_alphanumeric_and_carries_version_format_and_level():
     assert f"f{_cache.CACHE_FORMAT}" in _cache.FORMAT
 
 
+def test_version_matches_the_package():
+    import lazify
+
+    assert _cache.VERSION == lazify.__version__
+
+
 def test_cache_path_is_beside_the_plain_pyc(tmp_path):
     src = str(tmp_path / "mod.py")
     path = _cache.cache_path(src, 0)

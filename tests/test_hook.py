@@ -11,7 +11,6 @@ from __future__ import annotations
 import glob
 import importlib
 import importlib.machinery
-import json
 import os
 import sys
 import textwrap
