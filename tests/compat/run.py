@@ -244,24 +244,33 @@ def prepare_project(name, spec, workdir, lazify_root, log):
             os.rename(os.path.join(base, top), src)
     venv = os.path.join(base, "venv")
     marker = os.path.join(venv, ".lazify-compat-ready")
+    env = base_env()
     if not os.path.exists(marker):
         shutil.rmtree(venv, ignore_errors=True)
         subprocess.run([PYTHON, "-m", "venv", venv], check=True, stdout=log,
                        stderr=subprocess.STDOUT)
-        env = base_env()
         subprocess.run([venv_python(venv), "-m", "pip", "install", src, *spec["deps"],
                         "-e", lazify_root], check=True, stdout=log, stderr=subprocess.STDOUT,
                        env=env)
         with open(marker, "w") as f:
-            f.write("ok\n")
+            f.write(lazify_root)
+    with open(marker) as f:
+        installed = f.read().strip()
+    if installed != lazify_root:   # another checkout under test: re-point the editable install
+        subprocess.run([venv_python(venv), "-m", "pip", "install", "--no-deps", "-e", lazify_root],
+                       check=True, stdout=log, stderr=subprocess.STDOUT, env=env)
+        with open(marker, "w") as f:
+            f.write(lazify_root)
     return src, venv
 
 
-def project_one(name, spec, workdir, lazify_root, timeout):
+def project_one(name, spec, workdir, lazify_root, timeout, setup_only=False):
     base = os.path.join(workdir, "thirdparty", name)
     os.makedirs(base, exist_ok=True)
-    with open(os.path.join(base, "setup.log"), "w") as log:
+    with open(os.path.join(base, "setup.log"), "a") as log:
         src, venv = prepare_project(name, spec, workdir, lazify_root, log)
+    if setup_only:
+        return None
     py = venv_python(venv)
     out = {}
     version = subprocess.run([py, "-m", "pip", "show", name], capture_output=True,
@@ -349,6 +358,8 @@ def main(argv=None):
                         help="venvs, sdists, logs, junit files, summary.json")
     parser.add_argument("--lazify", default=ROOT, help="the lazify checkout to test")
     parser.add_argument("--timeout", type=int, default=1500, help="seconds per suite run")
+    parser.add_argument("--setup-only", action="store_true",
+                        help="download and install the third-party venvs, run nothing")
     args = parser.parse_args(argv)
     if not args.stdlib and not args.thirdparty:
         args.stdlib = args.thirdparty = True
@@ -380,13 +391,16 @@ def main(argv=None):
         with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs // 2) if args.stdlib
                                                    else args.jobs) as pool:
             futures = {n: pool.submit(project_one, n, PROJECTS[n], args.workdir, lazify_root,
-                                      args.timeout) for n in names}
+                                      args.timeout, args.setup_only) for n in names}
             for n in names:
                 try:
                     out = futures[n].result()
                 except Exception as exc:  # setup failure: report, carry on
                     print(f"{n}: setup failed: {exc}", flush=True)
                     notes.append(f"{n}: setup failed: {exc}")
+                    continue
+                if out is None:
+                    print(f"{n}: set up", flush=True)
                     continue
                 row = summarise(n, out["version"], out["plain"], out["lazy"],
                                 extra=f"probe: {out['probe']}")
