@@ -237,8 +237,10 @@ def read_cached_from(
             candidates = (cache_path(source_path, optimize), fallback_path(source_path, optimize))
     except Exception:
         return None, None
-    for candidate in candidates:
+    for i, candidate in enumerate(candidates):
         if candidate is None:
+            continue
+        if i and not _fallback_trusted(fallback_root()):
             continue
         try:
             data = _read_file(candidate)
@@ -357,18 +359,31 @@ def write_atomic(path: str, data: bytes, mode: int = 0o666) -> None:
         raise
 
 
-def _fallback_ready(root: str) -> bool:
-    """Create the per-user root 0o700, and refuse one owned by someone else."""
+def _fallback_trusted(root: str) -> bool:
+    """Whether the per-user root is ours and writable by nobody else.
+
+    Checked before reading too: with XDG_CACHE_HOME=/tmp another user could
+    create the root first and plant a pyc keyed to our source path.
+    """
     try:
-        try:
-            os.makedirs(root, 0o700)
-        except FileExistsError:
-            pass
         st = os.stat(root)
     except OSError:
         return False
     getuid = getattr(os, "getuid", None)
-    return getuid is None or st.st_uid == getuid()
+    if getuid is None:  # Windows: LOCALAPPDATA is per-user already
+        return True
+    return st.st_uid == getuid() and not st.st_mode & 0o022
+
+
+def _fallback_ready(root: str) -> bool:
+    """Create the per-user root 0o700; refuse one that is not ours alone."""
+    try:
+        os.makedirs(root, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return False
+    return _fallback_trusted(root)
 
 
 def _write_to(pyc_path: str, data: bytes, mode: int, dir_mode: int = 0o777) -> None:

@@ -84,8 +84,11 @@ def _runtime():
 
 def _wanted(fullname: str) -> bool:
     """Whether global mode asks for this module to be rewritten (no I/O)."""
-    rt = _runtime()
-    return rt.is_lazy_imports_enabled() and not rt.is_excluded(fullname)
+    try:
+        rt = _runtime()
+        return rt.is_lazy_imports_enabled() and not rt.is_excluded(fullname)
+    except Exception:  # a broken runtime must not break every import
+        return False
 
 
 def _strict() -> bool:

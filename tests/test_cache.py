@@ -550,8 +550,19 @@ def test_other_errors_do_not_fall_back(monkeypatch, tmp_path):
 def test_fallback_owned_by_someone_else_is_refused(monkeypatch, tmp_path):
     src = make_source(tmp_path)
     (tmp_path / "__pycache__").write_text("")
-    (tmp_path / "xdg" / "lazify").mkdir(parents=True)
+    assert written(src).startswith(str(tmp_path / "xdg"))
+    assert _cache.read_cached(src) is not None
     monkeypatch.setattr(os, "getuid", lambda: os.stat(tmp_path).st_uid + 1)
+    assert _cache.read_cached(src) is None  # a pyc planted by another user is never run
+    assert _cache.write_cached(src, code_for(src)) is None
+
+
+def test_fallback_writable_by_others_is_refused(tmp_path):
+    src = make_source(tmp_path)
+    (tmp_path / "__pycache__").write_text("")
+    written(src)
+    os.chmod(tmp_path / "xdg" / "lazify", 0o777)
+    assert _cache.read_cached(src) is None
     assert _cache.write_cached(src, code_for(src)) is None
 
 
