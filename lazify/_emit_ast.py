@@ -34,9 +34,9 @@ def _namespace_call(method, args, span):
     return _located(ast.Expr(value=call), span)
 
 
-def header_statements(span):
+def header_statements(span, fallback_names=()):
     """``from lazify._runtime import __lazy_module__ as __lazy__`` and
-    ``__lazy__ = __lazy__(globals())``."""
+    ``__lazy__ = __lazy__(globals(), *fallback_names)``."""
     first = ast.ImportFrom(module="lazify._runtime",
                            names=[ast.alias(name="__lazy_module__", asname=NAMESPACE)],
                            level=0)
@@ -44,7 +44,8 @@ def header_statements(span):
         targets=[ast.Name(id=NAMESPACE, ctx=ast.Store())],
         value=ast.Call(func=ast.Name(id=NAMESPACE, ctx=ast.Load()),
                        args=[ast.Call(func=ast.Name(id="globals", ctx=ast.Load()),
-                                      args=[], keywords=[])],
+                                      args=[], keywords=[]),
+                             *(ast.Constant(value=name) for name in fallback_names)],
                        keywords=[]))
     return [_located(first, span), _located(second, span)]
 
@@ -95,6 +96,10 @@ class _Emitter:
         lineno = getattr(node, "lineno", None)
         if lineno is None:
             return True
+        decorators = getattr(node, "decorator_list", None)
+        if decorators:
+            # a def's or class's lineno is its ``def`` line, below its decorators
+            lineno = min(lineno, decorators[0].lineno)
         lines = self.lines
         index = bisect.bisect_left(lines, lineno)
         return index < len(lines) and lines[index] <= node.end_lineno
@@ -159,7 +164,8 @@ def emit(tree: ast.Module, plan: Plan) -> ast.Module:
     else:
         line = max(plan.header_after_line, 1)
         span = (line, 0, line, 0)
-    tree.body = head + header_statements(span) + emitter.statements(rest)
+    tree.body = (head + header_statements(span, plan.fallback_names)
+                 + emitter.statements(rest))
     return tree
 
 

@@ -99,6 +99,11 @@ class Plan:
     header_after_line: int
     #: whether the emitters rewrite the module at all
     rewrite: bool
+    #: lazy names a read may find unregistered: builtins' names (``map``
+    #: imported only on Python 2) and names imported only inside if/for/
+    #: while blocks.  The header passes them to the runtime, which lets such
+    #: a read fall back to builtins or raise NameError, as a global read does.
+    fallback_names: tuple[str, ...] = ()
 
     @property
     def lazy_names(self) -> frozenset[str]:
@@ -154,14 +159,16 @@ class _Load:
 class _Site:
     """An import statement found by the walk, before verdicts."""
 
-    __slots__ = ("node", "context", "module_scope", "bindings")
+    __slots__ = ("node", "context", "module_scope", "bindings", "in_block")
 
-    def __init__(self, node, context, module_scope):
+    def __init__(self, node, context, module_scope, in_block=False):
         self.node = node
         #: the outermost construct that keeps it eager, or None
         self.context = context
         #: whether it binds module-level names (top level, try, with, if ...)
         self.module_scope = module_scope
+        #: inside an if/for/while/match block: it may never run
+        self.in_block = in_block
         #: (bound name, alias text, signature) per alias
         self.bindings = []
 
@@ -196,6 +203,7 @@ class _Walker:
         self.harmless_calls = set()  # ids of globals() calls that only write
         self.uses_reserved = False
         self.exported = set()
+        self.blocks = 0              # depth of if/for/while/match bodies
         self.dispatch = {
             ast.If: self.visit_block, ast.For: self.visit_block,
             ast.AsyncFor: self.visit_block, ast.While: self.visit_block,
@@ -274,13 +282,17 @@ class _Walker:
         for field in node._fields:
             value = getattr(node, field, None)
             if field in ("body", "orelse"):
+                self.blocks += 1
                 self.visit_body(value)
+                self.blocks -= 1
             elif field == "cases":
+                self.blocks += 1
                 for case in value:
                     self.visit(case.pattern)
                     if case.guard is not None:
                         self.visit(case.guard)
                     self.visit_body(case.body)
+                self.blocks -= 1
             elif isinstance(value, ast.AST):
                 self.visit(value)
 
@@ -528,7 +540,7 @@ class _Walker:
     def visit_Import(self, node):
         scope = self.scope
         site = _Site(node, self.context[0] if self.context else None,
-                     scope.kind == _MODULE)
+                     scope.kind == _MODULE, self.blocks > 0)
         for alias in node.names:
             if isinstance(node, ast.Import):
                 if alias.asname is None:
@@ -793,16 +805,24 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
         Reference(name=ld.name, span=_span(ld.node), at_import=ld.scope.at_import)
         for name in sorted(lazy_names) for ld in global_loads.get(name, ()))
     references = tuple(sorted(references, key=lambda ref: ref.span))
+    unconditional = {bound for site in walker.sites if not site.in_block
+                     for bound, _alias, _sig in site.bindings}
+    fallback_names = tuple(sorted(
+        name for name in lazy_names
+        if name in _BUILTIN_NAMES or name not in unconditional))
     has_star = any(n.alias == "*" for site in imports for n in site.names)
     rewrite = not walker.uses_reserved and bool(lazy_names or has_star or is_package)
     return Plan(
         module=module, is_package=is_package, imports=tuple(imports),
         references=references if rewrite else (),
         chain_after=tuple(walker.chain_after) if rewrite and lazy_names else (),
-        header_after_line=_header_after_line(tree), rewrite=rewrite)
+        header_after_line=_header_after_line(tree),
+        fallback_names=fallback_names if rewrite else (), rewrite=rewrite)
 
 
 _SHADOW = 2
+
+_BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
 
 
 def _resolve(load: _Load):

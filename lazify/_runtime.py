@@ -239,15 +239,14 @@ class _ModuleState:
             return
         if not self.lazy_for(entry):
             value = entry.load(namespace)
-            namespace[bound] = value
-            if existing is not None:
-                self._unpend(bound, existing)
-            return
-        value = self._already_loaded(entry)
+        else:
+            value = self._already_loaded(entry)
         if value is not _MISSING:
             namespace[bound] = value
             if existing is not None:
                 self._unpend(bound, existing)
+            elif bound in self.cls.__dict__:
+                delattr(self.cls, bound)   # an _Unbound fallback
             return
         namespace.pop(bound, None)
         if existing is None:
@@ -455,6 +454,27 @@ class _Pending:
         return self.state.resolve(self.name)
 
 
+class _Unbound:
+    """Non-data descriptor for a name not registered (yet): a global read."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __get__(self, namespace, owner=None):
+        if namespace is None:
+            return self
+        name = self.name
+        found = namespace.__dict__.get("__builtins__", builtins)
+        if not isinstance(found, dict):
+            found = vars(found)
+        value = found.get(name, _MISSING)
+        if value is _MISSING:
+            raise NameError(f"name {name!r} is not defined", name=name)
+        return value
+
+
 # ---------------------------------------------------------------------------
 # The namespace object.
 
@@ -500,12 +520,20 @@ class _Namespace:
                 other.resolve_all(public_only=True)
 
 
-def __lazy_module__(namespace):
-    """Create the ``__lazy__`` object of a rewritten module."""
+def __lazy_module__(namespace, *fallback_names):
+    """Create the ``__lazy__`` object of a rewritten module.
+
+    :param fallback_names: lazy names a read may find unregistered (a
+        builtin's name, a name imported only inside an ``if``): until they
+        are registered, reading one falls back to builtins or raises
+        NameError, as the global read it replaces would.
+    """
     cls = type("__lazy__", (_Namespace,), {})
     instance = object.__new__(cls)
     instance.__dict__ = namespace
     cls.__lazify_state__ = _ModuleState(namespace, cls)
+    for name in fallback_names:
+        setattr(cls, name, _Unbound(name))
     return instance
 
 

@@ -532,3 +532,42 @@ def test_package_importing_its_own_submodule_by_absolute_name(tmp_path):
         "main.py": "import pkg\nprint(pkg.use())\nprint(pkg.states.NAME)\n",
     }
     assert lazy_output(tmp_path, files).splitlines() == ["states", "states"]
+
+
+def test_decorator_above_the_def_line_is_routed(tmp_path):
+    # Regression: a def's lineno is its `def` line, below its decorators
+    # (found running pytest itself under lazify: `@fixture` in _pytest/capture.py).
+    out = lazy_output(tmp_path, {"deco.py": "def mark(f):\n    f.marked = True\n    return f\n",
+                                 "user.py": """
+        from deco import mark
+
+
+        @mark
+        def f():
+            pass
+
+
+        class C:
+            @mark
+            def m(self):
+                pass
+    """, "main.py": "import user\nprint(user.f.marked, user.C.m.marked)\n"})
+    assert out.splitlines() == ["True True"]
+
+
+def test_conditional_import_shadowing_a_builtin(tmp_path):
+    # sortedcontainers: `if hexversion < 0x03000000: from itertools import imap as map`
+    out = lazy_output(tmp_path, {"user.py": """
+        import sys
+        if sys.version_info < (3,):
+            from itertools import imap as map
+            from itertools import izip
+        def double(xs):
+            return list(map(lambda x: 2 * x, xs))
+        def pairs():
+            try:
+                return izip
+            except NameError as exc:
+                return "NameError " + exc.name
+    """, "main.py": "import user\nprint(user.double([1, 2]), user.pairs())\n"})
+    assert out.splitlines() == ["[2, 4] NameError izip"]
