@@ -153,7 +153,9 @@ def _files_under(top: str) -> Iterator[tuple[str, str]]:
     """Yield ``(file, path relative to top)``: the files ``check`` would analyse."""
     from lazify._cli import _iter_files
 
-    for file in _iter_files([top]):
+    for item in _iter_files([top]):
+        # check's walker yields (file, excluding) now; rewrite ignores excluding (see above).
+        file = item[0] if isinstance(item, tuple) else item
         rel = os.path.relpath(file, top) if os.path.isdir(top) else os.path.basename(file)
         yield file, rel
 

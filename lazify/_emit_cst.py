@@ -315,7 +315,8 @@ def _make_applier(cst):
 
         def header_at_top(self, body: list, origs: list, statements: list, header_lines: list) -> list:
             if not body:
-                raise EmitError("header requested for a module without statements")
+                # An empty package __init__ (comments at most): the header is the module.
+                return [cst.SimpleStatementLine(body=statements)]
             first = body[0]
             leading = list(first.leading_lines)
             # Take the blank line right above the first statement (its line number is the

@@ -1,0 +1,9 @@
+"""heavyapp: a small command-line tool whose subcommands each need a heavy module.
+
+Run it with ``python -m heavyapp COMMAND`` from the ``examples`` directory. Every
+command module is imported at the top of ``heavyapp.cli``, as in most real CLIs, so
+an eager start-up pays for all of them; with lazify only the command that runs
+imports its dependency.
+"""
+from lazify._runtime import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())
+__version__ = "1.0"

@@ -1,0 +1,256 @@
+"""``lazify rewrite`` and ``lazify diff``: main([...]) on tmp_path trees, and the CI example."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+import pytest
+
+from lazify._cli import main
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HEADER = "from lazify._runtime import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())"
+
+LAZY = "import json\n\n\ndef f():\n    return json.dumps(1)  # keep me\n"
+LAZY_REWRITTEN = (
+    f"{HEADER}; __lazy__.__lazy_import__('json')\n\n\n"
+    "def f():\n    return __lazy__.json.dumps(1)  # keep me\n"
+)
+PLAIN = "x = 1  # nothing to rewrite\n"
+
+
+def _tree(root, files: dict[str, str | bytes]) -> None:
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, str):
+            content = content.encode()
+        path.write_bytes(content)
+
+
+def _files(root) -> dict[str, bytes]:
+    out = {}
+    for dirpath, _dirs, names in os.walk(root):
+        for name in names:
+            path = os.path.join(dirpath, name)
+            with open(path, "rb") as f:
+                out[os.path.relpath(path, root).replace(os.sep, "/")] = f.read()
+    return out
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A small package in tmp_path/src, with tmp_path as the current directory."""
+    _tree(
+        tmp_path / "src",
+        {
+            "app/__init__.py": '"""The app."""\n',
+            "app/lazy.py": LAZY,
+            "app/plain.py": PLAIN,
+            "app/data.txt": "not Python\n",
+            "app/sub/__init__.py": "",
+            "app/sub/deep.py": "from .. import lazy\n\n\ndef g():\n    return lazy.f()\n",
+            "app/.hidden/skipped.py": LAZY,
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+# ---------------------------------------------------------------- rewrite
+
+
+def test_rewrite_file_to_stdout(project, capsysbinary):
+    assert main(["rewrite", "src/app/lazy.py"]) == 0
+    assert capsysbinary.readouterr().out == LAZY_REWRITTEN.encode()
+
+
+def test_rewrite_file_with_nothing_to_do_prints_it_unchanged(project, capsysbinary):
+    assert main(["rewrite", "src/app/plain.py"]) == 0
+    assert capsysbinary.readouterr().out == PLAIN.encode()
+
+
+def test_rewrite_keeps_encoding_and_newlines(tmp_path, capsysbinary):
+    source = b'# -*- coding: latin-1 -*-\r\nimport json\r\ns = "\xe9"\r\nprint(json.dumps(s))\r\n'
+    (tmp_path / "m.py").write_bytes(source)
+    assert main(["rewrite", str(tmp_path / "m.py")]) == 0
+    out = capsysbinary.readouterr().out
+    assert out == (
+        b'# -*- coding: latin-1 -*-\r\n'
+        + HEADER.encode() + b"; __lazy__.__lazy_import__('json')\r\n"
+        b's = "\xe9"\r\nprint(__lazy__.json.dumps(s))\r\n'
+    )
+
+
+def test_rewrite_tree(project):
+    assert main(["rewrite", "src/app", "-o", "out"]) == 0
+    files = _files(project / "out")
+    # Same relative paths; non-Python files and hidden directories are not copied.
+    assert sorted(files) == ["__init__.py", "lazy.py", "plain.py", "sub/__init__.py", "sub/deep.py"]
+    assert files["lazy.py"] == LAZY_REWRITTEN.encode()
+    assert files["plain.py"] == PLAIN.encode()  # nothing to rewrite: written unchanged
+    assert files["__init__.py"] == f'"""The app."""\n{HEADER}\n'.encode()  # a package always gets the header
+    assert b"__lazy__.__lazy_from__('..', 'lazy')" in files["sub/deep.py"]
+
+
+def test_rewrite_single_file_to_output(project):
+    assert main(["rewrite", "src/app/lazy.py", "-o", "one.py"]) == 0
+    assert (project / "one.py").read_bytes() == LAZY_REWRITTEN.encode()
+    (project / "dir").mkdir()
+    assert main(["rewrite", "src/app/lazy.py", "-o", "dir"]) == 0
+    assert (project / "dir" / "lazy.py").read_bytes() == LAZY_REWRITTEN.encode()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["rewrite", "src/app"], ["rewrite", "missing.py"], ["rewrite", "src/app", "-o", "src/app/plain.py"]],
+    ids=["dir-without-o", "missing", "output-is-a-file"],
+)
+def test_rewrite_usage_errors(project, capsys, argv):
+    assert main(argv) == 2
+    assert capsys.readouterr().err.startswith("lazify rewrite: ")
+
+
+def test_rewrite_parse_error_reported_others_written(project, capsys):
+    _tree(project / "src", {"app/broken.py": "import json\ndef f(:\n    pass\n"})
+    assert main(["rewrite", "src/app", "-o", "out"]) == 1
+    err = capsys.readouterr().err
+    assert re.search(r"src/app/broken\.py:2:\d+: SyntaxError: ", err), err
+    files = _files(project / "out")
+    assert "broken.py" not in files
+    assert files["lazy.py"] == LAZY_REWRITTEN.encode()
+
+
+# ---------------------------------------------------------------- diff
+
+
+def test_diff_prints_changed_files_only(project, capsys):
+    assert main(["diff", "src/app"]) == 0
+    out = capsys.readouterr().out
+    headers = re.findall(r"^(?:---|\+\+\+) (\S+)", out, re.M)
+    assert headers == [
+        "a/src/app/__init__.py",
+        "b/src/app/__init__.py",
+        "a/src/app/lazy.py",
+        "b/src/app/lazy.py",
+        "a/src/app/sub/__init__.py",
+        "b/src/app/sub/__init__.py",
+        "a/src/app/sub/deep.py",
+        "b/src/app/sub/deep.py",
+    ]
+    assert "plain.py" not in out
+    assert "-import json\n" in out
+    assert f"+{HEADER}; __lazy__.__lazy_import__('json')\n" in out
+    assert "+    return __lazy__.json.dumps(1)  # keep me\n" in out
+
+
+def test_diff_nothing_for_files_without_lazy_imports(project, capsys):
+    assert main(["diff", "src/app/plain.py"]) == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_diff_shows_missing_final_newline(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "m.py").write_text("import json\njson")
+    assert main(["diff", "m.py"]) == 0
+    out = capsys.readouterr().out
+    assert "\n-json\n\\ No newline at end of file\n" in out
+    assert out.endswith("\n+__lazy__.json\n\\ No newline at end of file\n")
+
+
+def test_diff_parse_error_reported_others_diffed(project, capsys):
+    _tree(project / "src", {"app/broken.py": "import json\nx = (\n"})
+    assert main(["diff", "src/app"]) == 1
+    captured = capsys.readouterr()
+    assert "src/app/broken.py:" in captured.err and "SyntaxError" in captured.err
+    assert "+++ b/src/app/lazy.py" in captured.out
+
+
+def test_diff_check_matches_reviewed_tree(project, capsys):
+    assert main(["rewrite", "src/app", "-o", "reviewed"]) == 0
+    assert main(["diff", "src/app", "--check", "reviewed"]) == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_diff_check_fails_with_the_diff_when_source_changed(project, capsys):
+    assert main(["rewrite", "src/app", "-o", "reviewed"]) == 0
+    (project / "src/app/plain.py").write_text("import re\nprint(re)\n")
+    assert main(["diff", "src/app", "--check", "reviewed"]) == 1
+    out = capsys.readouterr().out
+    assert "--- a/reviewed/plain.py\n+++ b/src/app/plain.py\n" in out
+    assert "+print(__lazy__.re)\n" in out
+
+
+def test_diff_check_fails_on_missing_and_stale_reviewed_files(project, capsys):
+    assert main(["rewrite", "src/app", "-o", "reviewed"]) == 0
+    os.remove(project / "reviewed/lazy.py")
+    (project / "reviewed/gone.py").write_text(PLAIN)
+    assert main(["diff", "src/app", "--check", "reviewed"]) == 1
+    captured = capsys.readouterr()
+    assert "--- /dev/null\n+++ b/src/app/lazy.py\n" in captured.out
+    assert "reviewed/gone.py: no source file for it any more" in captured.err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["diff", "src/app", "--check", "nowhere"], ["diff", "missing.py"], ["diff", "src/app", "--check", "src/app/plain.py"]],
+    ids=["check-dir-missing", "path-missing", "check-dir-is-a-file"],
+)
+def test_diff_usage_errors_exit_2(project, capsys, argv):
+    assert main(argv) == 2
+    assert capsys.readouterr().err.startswith("lazify diff: ")
+
+
+def test_diff_exit_2_on_bad_arguments(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["diff"])
+    assert info.value.code == 2
+
+
+# ---------------------------------------------------------------- examples/ci
+
+
+def _workflow_steps() -> list[str]:
+    """The ``run: lazify ...`` lines of the example workflow, in order."""
+    with open(os.path.join(ROOT, "examples", "ci", "lazify.yml"), encoding="utf-8") as f:
+        text = f.read()
+    return re.findall(r"^\s+run: (lazify .+)$", text, re.M)
+
+
+def test_examples_ci_steps_pass_locally():
+    """Run the workflow's lazify steps as the CI job would, from the project root."""
+    steps = _workflow_steps()
+    assert [s.split()[1] for s in steps] == ["check", "diff"]
+    for step in steps:
+        argv = shlex.split(step)
+        result = subprocess.run(
+            [sys.executable, "-m", "lazify", *argv[1:]],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": ROOT},
+        )
+        assert result.returncode == 0, f"{step}\n{result.stdout}\n{result.stderr}"
+
+
+def test_examples_ci_check_fails_on_an_unreviewed_change(tmp_path):
+    """The CI job's diff step fails once the app changes and the copy is not regenerated."""
+    import shutil
+
+    app = tmp_path / "heavyapp"
+    shutil.copytree(os.path.join(ROOT, "examples", "heavyapp"), app)
+    with open(app / "cli.py", "a", encoding="utf-8") as f:
+        f.write("\nimport textwrap\n\n\ndef unreviewed():\n    return textwrap\n")
+    reviewed = os.path.join(ROOT, "examples", "ci", "rewritten", "heavyapp")
+    result = subprocess.run(
+        [sys.executable, "-m", "lazify", "diff", str(app), "--check", reviewed],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": ROOT},
+    )
+    assert result.returncode == 1
+    assert "+__lazy__.__lazy_import__('textwrap')" in result.stdout
