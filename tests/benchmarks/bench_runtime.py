@@ -44,12 +44,14 @@ import hot_plain, hot_lazy, attr_plain, attr_lazy, attr_user
 hot_lazy.loop(10)          # first use resolves the lazy import
 attr_lazy.tiny             # nothing pending any more
 assert "__getattr__" not in vars(attr_lazy)
-N = 300_000
+N = 100_000
 def ratios(a, b, rounds):
+    """Median over rounds of b/a, each round timed A B B A to cancel drift."""
     out = []
+    clock = time.perf_counter
     for _ in range(rounds):
-        t0 = time.perf_counter(); a(); t1 = time.perf_counter(); b(); t2 = time.perf_counter()
-        out.append((t2 - t1) / (t1 - t0))
+        t0 = clock(); a(); t1 = clock(); b(); t2 = clock(); b(); t3 = clock(); a(); t4 = clock()
+        out.append(((t2 - t1) + (t3 - t2)) / ((t1 - t0) + (t4 - t3)))
     return statistics.median(out)
 rounds = int(sys.argv[1])
 hot = ratios(lambda: hot_plain.loop(N), lambda: hot_lazy.loop(N), rounds)
@@ -196,18 +198,21 @@ def bench_python(python, work, rounds):
             timed([bin_python, "steady.py"], env, app)
             timed([bin_python, "startup.py"], env, app)
         steady = []
-        for _ in range(rounds):
-            plain = float(timed([bin_python, "steady.py"], plain_env, app)[1])
-            lazy = float(timed([bin_python, "steady.py"], lazy_env, app)[1])
-            steady.append(lazy / plain)
+        for index in range(rounds):
+            # alternate which side goes first, so drift cancels out
+            order = (plain_env, lazy_env) if index % 2 == 0 else (lazy_env, plain_env)
+            measured = {id(env): float(timed([bin_python, "steady.py"], env, app)[1])
+                        for env in order}
+            steady.append(measured[id(lazy_env)] / measured[id(plain_env)])
         results["steady_state"] = statistics.median(steady)
 
         # 3. start-up, every import used, warm cache
         startup = []
-        for _ in range(rounds):
-            plain = timed([bin_python, "startup.py"], plain_env, app)[0]
-            lazy = timed([bin_python, "startup.py"], lazy_env, app)[0]
-            startup.append(lazy / plain)
+        for index in range(rounds):
+            order = (plain_env, lazy_env) if index % 2 == 0 else (lazy_env, plain_env)
+            measured = {id(env): timed([bin_python, "startup.py"], env, app)[0]
+                        for env in order}
+            startup.append(measured[id(lazy_env)] / measured[id(plain_env)])
         results["startup_all_used_warm"] = statistics.median(startup)
 
         # 4. cold cache: a fresh pycache prefix for both sides every run
@@ -251,7 +256,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--python", action="append",
                         help="interpreters to measure (default: 3.11, 3.12, 3.13 from pyenv)")
-    parser.add_argument("--rounds", type=int, default=11)
+    parser.add_argument("--rounds", type=int, default=21)
     parser.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "lazify-bench"))
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args(argv)
