@@ -1,0 +1,6 @@
+import deco
+
+
+@deco.register
+class A:
+    pass

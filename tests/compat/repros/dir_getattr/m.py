@@ -1,0 +1,1 @@
+from json import JSONDecoder

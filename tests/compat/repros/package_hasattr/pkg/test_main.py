@@ -1,0 +1,1 @@
+print("pkg.test_main executed")
