@@ -130,6 +130,22 @@ def test_dont_write_bytecode_is_honoured(tree):
     assert lazify_pycs(tree) == [os.path.join("__pycache__", os.path.basename(_cache.cache_path("mod.py", 0)))]
 
 
+def test_sitecustomize_activation_and_python_dash_m(tmp_path):
+    """The README's activation; runpy gets the main module's code from the loader too."""
+    site = write_tree(tmp_path / "site", {"sitecustomize.py": "import lazify\nlazify.install()\n"})
+    root = write_tree(
+        tmp_path / "app",
+        {"app.py": "import json\nimport lazify\nprint(lazify.is_lazy_import(globals(), 'json'), __name__)\n"},
+    )
+    from tests._util import ROOT
+
+    env = {"PYTHONPATH": os.pathsep.join([str(site), ROOT]), "LAZIFY_DEBUG": "1"}
+    for _ in range(2):
+        proc = run_python(["-m", "app"], cwd=root, env_extra=env, check=True)
+        assert proc.stdout.strip() == "True __main__"
+    assert "lazify: cached app" in proc.stderr
+
+
 def test_pycache_prefix(tree, tmp_path):
     prefix = tmp_path / "prefix"
     code = "import mod; print(mod.__spec__.cached)"
