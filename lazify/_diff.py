@@ -105,6 +105,16 @@ def cmd_rewrite(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     """``lazify diff PATH... [--check DIR]``: 0 no difference, 1 differences or errors, 2 usage."""
+    try:
+        return _diff(args)
+    except BrokenPipeError:
+        # `lazify diff | head`: stop quietly, as diff(1) does.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+
+
+def _diff(args: argparse.Namespace) -> int:
     missing = [p for p in args.paths if not os.path.exists(p)]
     if missing:
         for p in missing:
@@ -126,7 +136,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
             shown = _relative(file)
             if args.check is None:
                 if new != original:
-                    _print_diff(original, new, file, f"a/{shown}", f"b/{shown}")
+                    _print_diff(original, new, file, _label("a", shown), _label("b", shown))
                 continue
             produced.add(os.path.normpath(rel))
             reviewed_path = os.path.join(args.check, rel)
@@ -136,9 +146,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
             except FileNotFoundError:
                 reviewed, label = b"", "/dev/null"
             else:
-                label = f"a/{_relative(reviewed_path)}"
+                label = _label("a", _relative(reviewed_path))
             if reviewed != new or label == "/dev/null":
-                _print_diff(reviewed, new, file, label, f"b/{shown}")
+                _print_diff(reviewed, new, file, label, _label("b", shown))
                 status = 1
     if args.check is not None:
         # A reviewed file whose source is gone is a difference too.
@@ -163,6 +173,12 @@ def _files_under(top: str) -> Iterator[tuple[str, str]]:
 def _relative(path: str) -> str:
     rel = os.path.relpath(path)
     return path if rel.startswith(os.pardir + os.sep) and os.path.isabs(path) else rel
+
+
+def _label(side: str, path: str) -> str:
+    """git's ``a/``/``b/`` prefixes (``patch -p1`` applies the diff), for relative paths."""
+    path = path.replace(os.sep, "/")
+    return path if os.path.isabs(path) else f"{side}/{path}"
 
 
 def _write(dest: str, data: bytes) -> None:

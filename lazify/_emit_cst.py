@@ -19,11 +19,19 @@ import re
 
 from ._plan import NAMESPACE, Plan
 
-#: The two header statements, on one line (contract item 1).
+#: The two header statements, on one line (contract item 1), without fallback names.
 HEADER = (
     f"from lazify._runtime import __lazy_module__ as {NAMESPACE}; "
     f"{NAMESPACE} = {NAMESPACE}(globals())"
 )
+
+
+def header_code(plan: Plan) -> str:
+    """The header line; ``Plan.fallback_names`` become extra arguments, as in the AST emitter."""
+    names = getattr(plan, "fallback_names", ())
+    if not names:
+        return HEADER
+    return HEADER[: -len(")")] + "".join(f", {name!r}" for name in names) + ")"
 
 # Lines as CPython and libcst's PositionProvider count them (not str.splitlines, which
 # also splits on \f, \v, \x1c... and would shift every later line).
@@ -276,7 +284,7 @@ def _make_applier(cst):
         def insert_header(self, body: list, origs: list, header_lines: list) -> list:
             line = self.plan.header_after_line
             self.header_done = True
-            statements = list(cst.parse_module(HEADER + "\n").body[0].body)
+            statements = list(cst.parse_module(header_code(self.plan) + "\n").body[0].body)
             if line == 0:
                 return self.header_at_top(body, origs, statements, header_lines)
             for i, orig in enumerate(origs):

@@ -1,7 +1,7 @@
 """Compare the two emitters on real files: ``ast.dump`` of the libcst output must equal
 ``ast.dump`` of the AST emitter's output (positions ignored).
 
-    python tests/compat/sweep_emitters.py [PATH ...] [--jobs N] [--show N]
+    python tests/compat/sweep_emitters.py [PATH ...] [--only stdlib|site-packages] [--jobs N] [--show N]
 
 Without PATH: the standard library of the running Python (except ``test/``) and its
 site-packages. Files that ``compile()`` rejects are skipped and counted. Exit status 1
@@ -101,13 +101,19 @@ def compare_file(item: tuple[str, str]):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="*")
+    parser.add_argument(
+        "--only", choices=("stdlib", "site-packages"), default=None, help="one of the default roots"
+    )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--show", type=int, default=20, help="details of the first N failures")
     args = parser.parse_args(argv)
     if args.paths:
         items = [(f, p) for p in args.paths for f in (iter_files(p) if os.path.isdir(p) else [p])]
     else:
-        items = [(f, top) for top, exclude in default_roots() for f in iter_files(top, exclude)]
+        roots = default_roots()
+        if args.only:
+            roots = roots[:1] if args.only == "stdlib" else roots[1:]
+        items = [(f, top) for top, exclude in roots for f in iter_files(top, exclude)]
     counts = dict.fromkeys((SAME, UNCHANGED, SKIPPED, MISMATCH, ERROR), 0)
     failures = []
     start = time.perf_counter()
