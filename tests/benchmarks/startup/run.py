@@ -68,7 +68,10 @@ TOOLS = {
     "ipython": ["ipython", "--version"],
 }
 
-IMPLS = ["plain", "lazify", "demandimport", "defer_imports", "lazyloader"]
+IMPLS = ["plain", "lazify", "lazify_mpmath", "demandimport", "defer_imports", "lazyloader"]
+
+#: implementation -> directory holding its sitecustomize.py (--extra-impl adds to it)
+IMPL_DIRS = {i: SITECUSTOMIZE / i for i in IMPLS}
 
 #: Environment variables that would change what is measured.
 SCRUB = (
@@ -77,6 +80,15 @@ SCRUB = (
     "PYTHONVERBOSE", "PYTHONWARNINGS", "PYTHONDEVMODE", "PYTHONSAFEPATH",
     "VIRTUAL_ENV", "PIP_REQUIRE_VIRTUALENV", "LZBENCH_MODULES_OUT",
 )
+
+
+def lazify_fingerprint() -> str:
+    """Size and mtime of lazify's sources: an edit mid-run turns warm runs cold."""
+    parts = []
+    for f in sorted((ROOT / "lazify").glob("*.py")):
+        st = f.stat()
+        parts.append(f"{f.name}:{st.st_size}:{st.st_mtime_ns}")
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:12]
 
 
 def log(*args):
@@ -94,7 +106,7 @@ def ensure_venv(venv: Path, python: str, reinstall: bool) -> dict:
     """Create (or reuse) the benchmark venv; return install facts."""
     version = subprocess.run([python, "-c", "import sys; print(sys.version)"],
                              check=True, capture_output=True, text=True).stdout.strip()
-    stamp_text = REQUIREMENTS.read_text() + "\n" + version + "\n" + str(ROOT)
+    stamp_text = REQUIREMENTS.read_text() + "\n" + version + "\n" + str(ROOT) + "\neditable=compat"
     stamp = hashlib.sha256(stamp_text.encode()).hexdigest()
     stamp_file = venv / ".lzbench-stamp"
     facts = {"reused": False, "install_seconds": None}
@@ -109,7 +121,12 @@ def ensure_venv(venv: Path, python: str, reinstall: bool) -> dict:
     subprocess.run([python, "-m", "venv", str(venv)], check=True, env=env)
     pip = [str(venv_python(venv)), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
     subprocess.run(pip + ["-r", str(REQUIREMENTS)], check=True, env=env)
-    subprocess.run(pip + ["-e", str(ROOT)], check=True, env=env)
+    # "compat" editable mode: a plain .pth path entry.  The default (strict
+    # finder) mode imports pathlib and urllib.parse from a .pth file at every
+    # start-up, for every implementation, which is not what an installed
+    # lazify costs.
+    subprocess.run(pip + ["-e", str(ROOT), "--config-settings", "editable_mode=compat"],
+                   check=True, env=env)
     facts["install_seconds"] = round(time.perf_counter() - t0, 1)
     stamp_file.write_text(stamp)
     return facts
@@ -142,7 +159,7 @@ def bench_env(venv: Path, workdir: Path, impl: str, pycache_prefix: Path | None 
     env = clean_env()
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     env["VIRTUAL_ENV"] = str(venv)
-    env["PYTHONPATH"] = str(SITECUSTOMIZE / impl)
+    env["PYTHONPATH"] = str(IMPL_DIRS[impl])
     home = workdir / "home"
     env["HOME"] = str(home)
     env["XDG_CACHE_HOME"] = str(home / ".cache")
@@ -371,7 +388,7 @@ def cold_runs(venv, workdir, cwd, tools, impls, working, rounds, paths):
             order = order[k:] + order[:k]
             for scenario, seed_dir in scenarios.items():
                 for impl in order:
-                    if scenario == "after_compile" and impl not in ("plain", "lazify"):
+                    if scenario == "after_compile" and not impl.startswith(("plain", "lazify")):
                         continue
                     if scratch.exists():
                         shutil.rmtree(scratch)
@@ -516,18 +533,27 @@ def main(argv=None) -> int:
     ap.add_argument("--cold-rounds", type=int, default=3, help="cold-cache rounds (default 3; 0 skips)")
     ap.add_argument("--tools", default=",".join(TOOLS), help="comma-separated subset of: " + ",".join(TOOLS))
     ap.add_argument("--impls", default=",".join(IMPLS), help="comma-separated subset of: " + ",".join(IMPLS))
+    ap.add_argument("--extra-impl", action="append", default=[], metavar="NAME=DIR",
+                    help="also measure the sitecustomize.py in DIR under NAME (e.g. a patched lazify)")
     ap.add_argument("--quick", action="store_true", help="3 rounds, 1 warm-up, no cold run")
+    ap.add_argument("--check-only", action="store_true", help="only compare outputs with plain; no timing")
     ap.add_argument("--out", type=Path, default=HERE / "results.json", help="results JSON (default: next to run.py)")
     args = ap.parse_args(argv)
     if args.quick:
         args.rounds, args.warmup, args.cold_rounds = 3, 1, 0
     tools = [t for t in args.tools.split(",") if t]
     impls = [i for i in args.impls.split(",") if i]
+    for spec in args.extra_impl:
+        name, sep, directory = spec.partition("=")
+        if not sep or not (Path(directory) / "sitecustomize.py").is_file():
+            ap.error(f"--extra-impl {spec!r}: want NAME=DIR with DIR/sitecustomize.py")
+        IMPL_DIRS[name] = Path(directory).resolve()
+        impls.append(name)
     for t in tools:
         if t not in TOOLS:
             ap.error(f"unknown tool {t!r}")
     for i in impls:
-        if i not in IMPLS:
+        if i not in IMPL_DIRS:
             ap.error(f"unknown implementation {i!r}")
     if "plain" not in impls:
         impls.insert(0, "plain")
@@ -566,9 +592,18 @@ def main(argv=None) -> int:
     log("checking outputs against plain (also the first warm-up) ...")
     checks = check(venv, workdir, cwd, tools, impls)
     working = {t: {i: checks[t][i]["ok"] for i in impls} for t in tools}
+    if args.check_only:
+        broken = [(t, i) for t in tools for i in impls if not working[t][i]]
+        print(json.dumps({f"{i} x {t}": checks[t][i]["error"] for t, i in broken}, indent=1))
+        return 1 if any(i == "lazify" for _, i in broken) else 0
     log("timing ...")
+    fingerprint = lazify_fingerprint()
     data = timed_rounds(venv, workdir, cwd, tools, impls, working, args.rounds, args.warmup)
     summary = summarise(data, impls, tools)
+    meta["lazify_sources_changed_during_timing"] = lazify_fingerprint() != fingerprint
+    if meta["lazify_sources_changed_during_timing"]:
+        log("WARNING: lazify's sources changed while timing (its caches were invalidated "
+            "mid-run): the lazify numbers include cache misses; run again")
     cold = None
     if args.cold_rounds > 0:
         log("cold caches ...")
