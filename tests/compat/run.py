@@ -295,10 +295,12 @@ def project_one(name, spec, workdir, lazify_root, timeout, setup_only=False):
         out[mode] = dict(mode=mode, rc=rc, seconds=round(seconds, 1), results=results, log=log,
                          xml=xml)
     # Is the project really rewritten under `lazify run`?
-    probe = subprocess.run(
-        [py, "-m", "lazify", "run", "-c",
-         f"import sys, {spec['probe']} as m; print('{spec['probe']}', '__lazy__' in vars(m))"],
-        cwd=base, env=base_env(), capture_output=True, text=True)
+    script = os.path.join(base, "probe.py")
+    with open(script, "w") as f:
+        f.write(f"import {spec['probe']} as m\n"
+                f"print('{spec['probe']} rewritten:', '__lazy__' in vars(m))\n")
+    probe = subprocess.run([py, "-m", "lazify", "run", script], cwd=base, env=base_env(),
+                           capture_output=True, text=True)
     out["probe"] = (probe.stdout.strip() or probe.stderr.strip()[-300:])
     out["version"] = version
     return out
@@ -409,8 +411,10 @@ def main(argv=None):
                       f"lazy {row['passed_lazy']}/{row['run_lazy']} worse {len(row['worse'])} "
                       f"[{out['probe']}]", flush=True)
     elapsed = time.monotonic() - start
+    rev = subprocess.run(["git", "-C", lazify_root, "describe", "--always", "--dirty"],
+                         capture_output=True, text=True).stdout.strip()
     summary = dict(rows=rows, notes=notes, seconds=round(elapsed, 1), lazify=lazify_root,
-                   python=sys.version)
+                   lazify_revision=rev or "not a git checkout", python=sys.version)
     with open(os.path.join(args.workdir, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
     print()
@@ -429,7 +433,8 @@ def main(argv=None):
         if row.get("crash"):
             print(f"[{row['suite']}] lazified run produced no results; log tail:\n{row['crash']}")
             failed = True
-    print(f"\nsweep took {elapsed:.0f} s; details in {args.workdir}/summary.json")
+    print(f"\nlazify under test: {lazify_root} ({summary['lazify_revision']})")
+    print(f"sweep took {elapsed:.0f} s; details in {args.workdir}/summary.json")
     return 1 if failed else 0
 
 

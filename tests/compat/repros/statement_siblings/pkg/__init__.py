@@ -1,0 +1,3 @@
+from .sub import Decoder, DecodeError
+
+default = Decoder()

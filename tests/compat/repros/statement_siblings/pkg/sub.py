@@ -1,0 +1,7 @@
+class DecodeError(ValueError):
+    pass
+
+
+class Decoder:
+    def decode(self):
+        raise DecodeError("bad")
