@@ -571,3 +571,51 @@ def test_conditional_import_shadowing_a_builtin(tmp_path):
                 return "NameError " + exc.name
     """, "main.py": "import user\nprint(user.double([1, 2]), user.pairs())\n"})
     assert out.splitlines() == ["[2, 4] NameError izip"]
+
+
+def test_probing_a_package_does_not_import_its_submodules(tmp_path):
+    # regrtest: hasattr(test_mod, "test_main") on a package with a test_main.py
+    out = lazy_output(tmp_path, {"pkg/__init__.py": "import json\n",
+                                 "pkg/test_main.py": "print('pkg.test_main executed')\n",
+                                 "prober.py": """
+        import importlib
+        def probe(name):
+            return hasattr(importlib.import_module(name), "test_main")
+    """, "main.py": "import prober\nprint(prober.probe('pkg'))\n"})
+    assert out.splitlines() == ["False"]
+
+
+def test_names_of_one_from_import_come_from_one_module_object(tmp_path):
+    # test_json (import_fresh_module): a fresh copy of a package is imported,
+    # then the original modules are put back in sys.modules.
+    out = lazy_output(tmp_path, {
+        "pkg/__init__.py": "from .sub import Decoder, DecodeError\ndefault = Decoder()\n",
+        "pkg/sub.py": "class DecodeError(ValueError):\n    pass\n"
+                      "class Decoder:\n    def decode(self):\n        raise DecodeError('bad')\n",
+        "main.py": """
+            import sys
+            import pkg as original
+            original.DecodeError
+            saved = {k: v for k, v in sys.modules.items() if k == "pkg" or k.startswith("pkg.")}
+            for k in saved:
+                del sys.modules[k]
+            import pkg as fresh
+            fresh.default
+            sys.modules.update(saved)
+            try:
+                fresh.default.decode()
+            except fresh.DecodeError:
+                print("caught fresh.DecodeError")
+        """})
+    assert out.splitlines() == ["caught fresh.DecodeError"]
+
+
+def test_dir_then_getattr_of_every_name(tmp_path):
+    # unittest's loadTestsFromModule: getattr(m, name) for name in dir(m)
+    out = lazy_output(tmp_path, {"m.py": "from json import JSONDecoder\n", "main.py": """
+        import m
+        for name in dir(m):
+            getattr(m, name)
+        print("ok", "__getattr__" in dir(m))
+    """})
+    assert out.splitlines() == ["ok False"]
