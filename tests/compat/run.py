@@ -71,7 +71,8 @@ PROJECTS = {
     "click": dict(version="8.5.1", deps=["pytest"], probe="click.core", tests="tests"),
     "jinja2": dict(version="3.1.6", deps=["pytest", "trio"], probe="jinja2.environment",
                    tests="tests"),
-    "flask": dict(version="3.1.3", deps=["asgiref", "greenlet", "pytest", "python-dotenv"],
+    # flask 3.1.3's tests/test_cli.py imports _pytest.monkeypatch.notset, gone in pytest 9
+    "flask": dict(version="3.1.3", deps=["asgiref", "greenlet", "pytest<9", "python-dotenv"],
                   probe="flask.app", tests="tests"),
     "werkzeug": dict(version="3.1.9", deps=["cffi", "cryptography", "ephemeral-port-reserve",
                                             "pytest", "pytest-timeout", "watchdog"],
@@ -80,6 +81,12 @@ PROJECTS = {
                       probe="packaging.specifiers", tests="tests"),
     "itsdangerous": dict(version="2.2.0", deps=["pytest", "freezegun"],
                          probe="itsdangerous.serializer", tests="tests"),
+    "pygments": dict(version="2.21.0", deps=["pytest~=8.2", "wcag-contrast-ratio"],
+                     probe="pygments.lexers", tests="tests"),
+    "markdown": dict(version="3.11.3", deps=["pytest", "pyyaml"], probe="markdown.core",
+                     tests="tests"),
+    "docutils": dict(version="0.23", deps=["pytest", "pygments"], probe="docutils.core",
+                     tests="test"),
 }
 
 PYTHON = sys.executable
@@ -254,6 +261,8 @@ def prepare_project(name, spec, workdir, lazify_root, log):
                        env=env)
         with open(marker, "w") as f:
             f.write(lazify_root)
+        with open(os.path.join(base, "freeze.txt"), "w") as f:
+            subprocess.run([venv_python(venv), "-m", "pip", "freeze"], stdout=f, env=env)
     with open(marker) as f:
         installed = f.read().strip()
     if installed != lazify_root:   # another checkout under test: re-point the editable install
