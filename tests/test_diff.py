@@ -254,3 +254,37 @@ def test_examples_ci_check_fails_on_an_unreviewed_change(tmp_path):
     )
     assert result.returncode == 1
     assert "+__lazy__.__lazy_import__('textwrap')" in result.stdout
+
+
+def test_examples_ci_rewritten_copy_runs_like_the_app():
+    """The reviewed copy is runnable: with lazy imports on but no import hook, `total`
+    gives the app's output and never imports the other commands' heavy modules."""
+    code = (
+        "import runpy, sys\n"
+        "if sys.argv[1:] == ['lazy']:\n"
+        "    import lazify\n"
+        "    lazify.set_lazy_imports(True)\n"
+        "sys.argv = ['heavyapp', 'total', '--json']\n"
+        "try:\n"
+        "    runpy.run_module('heavyapp', run_name='__main__', alter_sys=True)\n"
+        "finally:\n"
+        "    print(sorted(m for m in ('asyncio', 'sqlite3', 'xml.dom.minidom', 'http.client')"
+        " if m in sys.modules), file=sys.stderr)\n"
+    )
+    results = {}
+    for name, cwd, path, mode in [
+        ("original", os.path.join(ROOT, "examples"), "", "eager"),
+        ("rewritten", os.path.join(ROOT, "examples", "ci", "rewritten"), ROOT, "lazy"),
+    ]:
+        results[name] = subprocess.run(
+            [sys.executable, "-c", code, mode],
+            cwd=cwd,
+            input="1.10\n2.20\n",
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": path},
+        )
+    original, rewritten = results["original"], results["rewritten"]
+    assert rewritten.stdout == original.stdout == '{"count": 2, "total": "3.30"}\n'
+    assert "asyncio" in original.stderr  # eager: every command module's imports ran
+    assert rewritten.stderr.strip().splitlines()[-1] == "[]", rewritten.stderr

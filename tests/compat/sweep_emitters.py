@@ -30,7 +30,7 @@ def default_roots() -> list[tuple[str, tuple[str, ...]]]:
     """``(directory, excluded top-level names)`` for the stdlib and site-packages."""
     stdlib = sysconfig.get_paths()["stdlib"]
     purelib = sysconfig.get_paths()["purelib"]
-    return [(stdlib, ("test", "site-packages", "idlelib", "lib2to3")), (purelib, ())]
+    return [(stdlib, ("test", "site-packages")), (purelib, ())]
 
 
 def iter_files(top: str, exclude: tuple[str, ...] = ()) -> list[str]:
