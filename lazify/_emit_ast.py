@@ -50,11 +50,16 @@ def header_statements(span, fallback_names=()):
     return [_located(first, span), _located(second, span)]
 
 
-def header_index(tree: ast.Module, plan: Plan) -> int:
-    """Index in ``tree.body`` where the header goes (after docstring/futures)."""
-    index = 0
+def header_index(tree: ast.Module) -> int:
+    """Index in ``tree.body`` where the header goes: after the docstring and
+    the ``from __future__`` imports (which must stay first)."""
     body = tree.body
-    while index < len(body) and body[index].end_lineno <= plan.header_after_line:
+    index = 0
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        index = 1
+    while index < len(body) and isinstance(body[index], ast.ImportFrom) \
+            and body[index].module == "__future__" and body[index].level == 0:
         index += 1
     return index
 
@@ -114,9 +119,9 @@ class _Emitter:
             site = self.sites.get(span) if isinstance(stmt, (ast.Import, ast.ImportFrom)) else None
             if site is not None:
                 out.extend(_site_statements(stmt, site))
-                continue
-            self.node(stmt)
-            out.append(stmt)
+            else:
+                self.node(stmt)
+                out.append(stmt)
             if span in self.chain:
                 out.append(_namespace_call("__lazy_chain__", (), span))
         return out
@@ -156,7 +161,7 @@ def emit(tree: ast.Module, plan: Plan) -> ast.Module:
     if not plan.rewrite:
         return tree
     emitter = _Emitter(plan)
-    index = header_index(tree, plan)
+    index = header_index(tree)
     head, rest = tree.body[:index], tree.body[index:]
     if rest:
         first = rest[0]

@@ -393,6 +393,8 @@ class _Walker:
             params.append(args.vararg)
         if args.kwarg is not None:
             params.append(args.kwarg)
+        if any(param.arg == NAMESPACE for param in params):
+            self.uses_reserved = True
         if annotations:
             for param in params:
                 if param.annotation is not None:
@@ -427,8 +429,15 @@ class _Walker:
         self._deferred_names(expr)
 
     def _type_params(self, node):
-        for param in getattr(node, "type_params", ()) or ():
+        """PEP 695 bounds and constraints: evaluated lazily, in their own scope."""
+        params = getattr(node, "type_params", None)
+        if not params:
+            return
+        scope = self._enter(_FUNCTION, False)
+        scope.bound.update(param.name for param in params)
+        for param in params:
             self.generic_visit(param)
+        self.scope = scope.parent
 
     def visit_FunctionDef(self, node):
         for decorator in node.decorator_list:

@@ -219,7 +219,6 @@ def test_sweep_sample_same_program_as_ast_emitter():
 # ---------------------------------------------------------------- known disagreements
 
 
-@pytest.mark.xfail(strict=True, reason="AST emitter: reported to the lead (contract items 1/2 and 4)")
 @pytest.mark.parametrize(
     "source",
     [
