@@ -160,6 +160,61 @@ def test_plan_is_deterministic_and_pickleable() -> None:
         assert plan_case(case) == plan
 
 
+@pytest.mark.parametrize(
+    "source, line",
+    [
+        pytest.param("import json\n", 0, id="empty_nodoc_nofuture"),
+        pytest.param('"""Doc."""\nimport json\n', 1, id="empty_doc_nofuture"),
+        pytest.param("from __future__ import annotations\nimport json\n", 1, id="empty_nodoc_future"),
+        pytest.param(
+            '"""Doc\non two lines."""\nfrom __future__ import annotations\n'
+            "from __future__ import (\n    division,\n)\nimport json\n",
+            6,
+            id="empty_doc_future",
+        ),
+        pytest.param('x = 1\n"""Not a docstring."""\nimport json\n', 0, id="string_after_code"),
+    ],
+)
+def test_header_after_line(source: str, line: int) -> None:
+    """The header goes after the docstring and the leading ``from __future__`` imports."""
+    assert plan_module(ast.parse(source)).header_after_line == line
+
+
+def test_chain_after_module_level_getattr_and_dir() -> None:
+    """Each module-level binding of ``__getattr__``/``__dir__`` gets a chain call after it."""
+    source = (
+        "import json\n"
+        "def __getattr__(name):\n"
+        "    return json\n"
+        "if True:\n"
+        "    __dir__ = lambda: []\n"
+        "class C:\n"
+        "    def __getattr__(self, name):\n"  # a method: not the module's
+        "        pass\n"
+        "def f():\n"
+        "    __dir__ = 1\n"  # a local
+        "__getattr__, other = 1, 2\n"
+    )
+    plan = plan_module(ast.parse(source))
+    assert plan.chain_after == ((2, 0, 3, 15), (5, 4, 5, 24), (11, 0, 11, 25))
+
+
+@pytest.mark.parametrize(
+    "source, is_package, rewrite",
+    [
+        pytest.param("x = 1\n", False, False, id="no_imports"),
+        pytest.param("x = 1\n", True, True, id="package_without_imports"),
+        pytest.param("from os.path import *\n", False, True, id="star_only"),
+        pytest.param("try:\n    import json\nexcept ImportError:\n    pass\n", False, False, id="all_eager"),
+        pytest.param("import json\n", False, True, id="one_lazy"),
+        pytest.param("import json\n__lazy__ = 1\n", False, False, id="reserved_name"),
+    ],
+)
+def test_rewrite_flag(source: str, is_package: bool, rewrite: bool) -> None:
+    """Whether the emitters touch the module at all."""
+    assert plan_module(ast.parse(source), is_package=is_package).rewrite is rewrite
+
+
 if __name__ == "__main__":
     # Regenerate: python tests/test_plan.py CASE...  (review every line afterwards).
     for name in sys.argv[1:]:
