@@ -1,0 +1,209 @@
+"""The AST emitter: positions survive, and rewritten code behaves like the original.
+
+- positions: every instruction of the rewritten code that does not belong to
+  lazify's header or registrations has a source position the original code
+  also has (tracebacks point at the user's lines and columns);
+- differential runs: each program below is executed plain and rewritten (in
+  a fresh namespace, global lazy mode on) and must give the same result and
+  raise the same exception types.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+import textwrap
+import types
+
+import pytest
+
+from lazify import _runtime
+from lazify._emit_ast import emit, header_index, transform
+from lazify._plan import plan_module
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "rewrite")
+CASES = sorted(os.listdir(FIXTURES))
+
+
+@pytest.fixture(autouse=True)
+def global_mode():
+    before = (_runtime.is_lazy_imports_enabled(), _runtime._settings.excluding)
+    _runtime.set_lazy_imports(True)
+    yield
+    _runtime.set_lazy_imports(before[0], excluding=before[1])
+
+
+def _positions(code):
+    found = set()
+    stack = [code]
+    while stack:
+        co = stack.pop()
+        for position in co.co_positions():
+            if position[0] is not None:
+                found.add(position)
+        stack.extend(c for c in co.co_consts if isinstance(c, types.CodeType))
+    return found
+
+
+def _generated_lines(tree):
+    """Lines of import statements (replaced by registrations) and the header."""
+    lines = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            lines.update(range(node.lineno, node.end_lineno + 1))
+    return lines
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="co_positions is 3.11+")
+@pytest.mark.parametrize("case", CASES)
+def test_positions_of_user_code_are_kept(case):
+    with open(os.path.join(FIXTURES, case, "input.py"), "rb") as f:
+        source = f.read()
+    tree = compile(source, "input.py", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    original = _positions(compile(tree, "input.py", "exec", dont_inherit=True))
+    rewritten = _positions(transform(source, "input.py", module="pkg.input"))
+    skip = _generated_lines(tree)
+    first = tree.body[header_index(tree)] if header_index(tree) < len(tree.body) else None
+    header_line = first.lineno if first is not None else None
+    # chain calls take the span of the statement they follow
+    chains = {(l, el, c, ec) for (l, c, el, ec) in plan_module(tree, module="pkg.input").chain_after}
+    extra = {p for p in rewritten - original
+             if p[0] not in skip and p[0] != header_line and p not in chains}
+    assert not extra, sorted(extra)
+
+
+def test_generated_nodes_take_the_statement_and_name_positions():
+    source = "import json\n\ndef f():\n    return json.dumps(1)\n"
+    tree = ast.parse(source)
+    new = emit(tree, plan_module(tree, module="m"))
+    registration = next(node for node in new.body if isinstance(node, ast.Expr))
+    assert (registration.lineno, registration.col_offset) == (1, 0)
+    routed = next(node for node in ast.walk(new)
+                  if isinstance(node, ast.Attribute) and node.attr == "json")
+    assert (routed.lineno, routed.col_offset, routed.end_col_offset) == (4, 11, 15)
+    assert (routed.value.lineno, routed.value.col_offset) == (4, 11)
+
+
+def test_header_after_docstring_and_future_imports():
+    source = '"""Doc."""\nfrom __future__ import annotations\nimport json\nx = lambda: json\n'
+    tree = ast.parse(source)
+    new = emit(tree, plan_module(tree, module="m"))
+    assert isinstance(new.body[0], ast.Expr) and new.body[0].value.value == "Doc."
+    assert isinstance(new.body[1], ast.ImportFrom) and new.body[1].module == "__future__"
+    assert isinstance(new.body[2], ast.ImportFrom) and new.body[2].module == "lazify._runtime"
+    code = compile(new, "m.py", "exec")   # __future__ still first: compiles
+    namespace = {"__name__": "m"}
+    exec(code, namespace)
+    assert namespace["__doc__"] == "Doc."
+
+
+PROGRAMS = {
+    "functions_and_lambdas": """
+        import json
+        import os.path
+        from collections import OrderedDict as OD, deque
+        def dump(x):
+            return json.dumps(x, sort_keys=True)
+        key = lambda p: os.path.basename(p)
+        def result():
+            return dump({"b": 1, "a": [1, 2]}), key("/a/b.txt"), list(OD(a=1)), deque([1]).pop()
+    """,
+    "comprehensions_and_classes": """
+        import string
+        import itertools
+        class Letters:
+            upper = string.ascii_uppercase[:3]
+            def pairs(self):
+                return [a + b for a, b in itertools.product(self.upper, string.digits[:2])]
+        def result():
+            return Letters.upper, Letters().pairs(), {c: string.ascii_lowercase.index(c) for c in "abc"}
+    """,
+    "locals_shadowing_names": """
+        import json
+        def result():
+            json = "local"
+            def inner(json=json):
+                return json
+            return [json for json in ("comprehension",)], inner(), json
+    """,
+    "globals_and_nonlocal": """
+        import math
+        counter = 0
+        def bump():
+            global counter
+            counter += 1
+            return math.floor(counter * 1.5)
+        def outer():
+            value = 1
+            def inner():
+                nonlocal value
+                value += 1
+                return value
+            return inner()
+        def result():
+            return bump(), bump(), outer()
+    """,
+    "errors_keep_their_types": """
+        import json
+        def result():
+            try:
+                json.loads("{")
+            except json.JSONDecodeError as exc:
+                return type(exc).__name__, isinstance(exc, ValueError)
+    """,
+    "default_values_and_decorators": """
+        import functools
+        import operator
+        @functools.lru_cache(maxsize=None)
+        def add(a, b=operator.add(1, 2)):
+            return a + b
+        def result():
+            return add(1), add.cache_info().hits >= 0
+    """,
+    "star_import_and_all": """
+        from string import *
+        def result():
+            return ascii_letters[:2], digits[:3]
+    """,
+    "match_and_walrus": """
+        import enum
+        class Color(enum.Enum):
+            RED = 1
+        def result():
+            match Color.RED:
+                case Color.RED:
+                    found = "red"
+                case _:
+                    found = "other"
+            return found, [y for x in (1, 2) if (y := x * enum.auto.__name__.count("a"))]
+    """,
+    "fstrings_and_conditionals": """
+        import decimal
+        import fractions
+        def result(flag=True):
+            return f"{decimal.Decimal('1.5')}", (fractions.Fraction(1, 3) if flag else None)
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_differential_run(name):
+    source = textwrap.dedent(PROGRAMS[name])
+    if name == "match_and_walrus" and sys.version_info < (3, 10):
+        pytest.skip("match is 3.10+")
+    outcomes = []
+    for lazy in (False, True):
+        namespace = {"__name__": f"difftest_{name}_{int(lazy)}"}
+        if lazy:
+            code = transform(source.encode(), f"{name}.py", module=namespace["__name__"])
+        else:
+            code = compile(source, f"{name}.py", "exec", dont_inherit=True)
+        exec(code, namespace)
+        try:
+            outcomes.append(("ok", namespace["result"]()))
+        except Exception as exc:  # the same exception type both ways
+            outcomes.append(("raised", type(exc).__name__))
+        if lazy:
+            assert "__lazy__" in namespace
+    assert outcomes[0] == outcomes[1]
