@@ -236,6 +236,9 @@ def _make_applier(cst):
                 if isinstance(node, cst.ImportFrom) and node.lpar is not None:
                     return [cst.Expr(_spread_call(cst, node, module, [alias_text(a) for a in aliases]))]
                 return [small(call)]
+            if isinstance(node, cst.ImportFrom) and node.lpar is not None:
+                keep = [not n.lazy for n in site.names]
+                return [_remove_parenthesized(cst, node, keep), small(call)]
             kept[-1] = kept[-1].with_changes(comma=_last_comma(cst, node, kept[-1], aliases[-1]))
             return [node.with_changes(names=kept), small(call)]
 
@@ -385,6 +388,69 @@ def _spread_call(cst, node, module: str, aliases: list[str]):
     args[-1] = args[-1].with_changes(whitespace_after_arg=node.rpar.whitespace_before)
     func = cst.Attribute(value=cst.Name(NAMESPACE), attr=cst.Name("__lazy_from__"))
     return cst.Call(func=func, args=args)
+
+
+def _remove_parenthesized(cst, node, keep: list[bool]):
+    """Drop aliases from ``from m import (...)``, keeping the lines they were on.
+
+    The whitespace before a removed alias and the whitespace after it (its comma's, or
+    the one before ``)``) merge into one, and the alias's own line stays as a comment-only
+    or blank line inside the parentheses: no later line moves, no comment is lost.
+    """
+    aliases = list(node.names)
+    lpar_ws = node.lpar.whitespace_after
+    rpar_ws = node.rpar.whitespace_before
+    kept: list = []
+    absorbed_rpar = False
+    for i, (alias, keep_it) in enumerate(zip(aliases, keep)):
+        if keep_it:
+            kept.append(alias)
+            continue
+        last = i == len(aliases) - 1
+        if isinstance(alias.comma, cst.Comma):
+            after = alias.comma.whitespace_after
+        else:
+            after, absorbed_rpar = rpar_ws, True
+        if kept:
+            prev = kept[-1]
+            kept[-1] = prev.with_changes(
+                comma=prev.comma.with_changes(whitespace_after=_merge_ws(cst, prev.comma.whitespace_after, after))
+            )
+        else:
+            lpar_ws = _merge_ws(cst, lpar_ws, after)
+        del last
+    if absorbed_rpar:
+        rpar_ws = cst.SimpleWhitespace("")
+        tail = kept[-1].comma.whitespace_after
+        if not isinstance(tail, cst.ParenthesizedWhitespace):
+            # `(a, b)` without b: `(a)`, not `(a, )`.
+            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return node.with_changes(
+        names=kept,
+        lpar=node.lpar.with_changes(whitespace_after=lpar_ws),
+        rpar=node.rpar.with_changes(whitespace_before=rpar_ws),
+    )
+
+
+def _merge_ws(cst, before, after):
+    """One whitespace for ``before <removed alias> after``, keeping every line break."""
+    pw = cst.ParenthesizedWhitespace
+    if not isinstance(after, pw):
+        return before
+    if not isinstance(before, pw):
+        return after
+    comment = after.first_line.comment
+    line = cst.EmptyLine(
+        indent=before.indent and comment is not None,
+        whitespace=cst.SimpleWhitespace(before.last_line.value if comment is not None else ""),
+        comment=comment,
+        newline=after.first_line.newline,
+    )
+    return before.with_changes(
+        empty_lines=[*before.empty_lines, line, *after.empty_lines],
+        indent=after.indent,
+        last_line=after.last_line,
+    )
 
 
 def _last_comma(cst, node, kept_last, orig_last):

@@ -78,9 +78,8 @@ def test_fixture_keeps_line_numbers(case):
     data = _read(case, "input.py")
     got = emit_cst(data, _plan(data))
     # A new line: the header before a compound first statement with no blank line above
-    # it, and the chain call after a def that ends the module. Fewer lines: lazy names
-    # taken out of a multi-line import that keeps eager ones.
-    growth = {"header_comments_compound_first": 1, "chain_after_def": 1, "multiline_from": -2}
+    # it, and the chain call after a def that ends the module.
+    growth = {"header_comments_compound_first": 1, "chain_after_def": 1}
     assert len(got.splitlines()) == len(data.splitlines()) + growth.get(case, 0)
 
 
@@ -216,22 +215,20 @@ def test_sweep_sample_same_program_as_ast_emitter():
     assert not failures, "\n".join(failures)
 
 
-# ---------------------------------------------------------------- known disagreements
+# ---------------------------------------------------------------- former disagreements
 
 
 @pytest.mark.parametrize(
     "source",
     [
-        # Header after the __future__ import, then `import os` becomes a registration
-        # (contract 1 and 2); the AST emitter puts the header after every statement ending
-        # on that line and leaves `import os` as it is.
+        # Header right after the __future__ import, then `import os` becomes a
+        # registration (contract 1 and 2), though both are on line 1.
         b"from __future__ import annotations; import os\nos.sep\n",
-        # A lazy site that also binds __getattr__ is in chain_after (contract 4); the AST
-        # emitter adds no chain call after a rewritten import.
+        # A lazy site that also binds __getattr__ is in chain_after (contract 4).
         b"from m import __getattr__, x\nx\n",
     ],
     ids=["future-and-import-on-one-line", "chain-after-lazy-site"],
 )
-def test_known_disagreement_with_ast_emitter(source):
+def test_former_disagreement_with_ast_emitter(source):
     outcome, detail = sweep.compare_source(source, "input.py", MODULE)
     assert outcome == sweep.SAME, detail
