@@ -18,8 +18,9 @@ Each case is a directory under ``tests/fixtures/plan/``:
 
 (``*`` is the name of a star import), a line ``module LINE NAME MODULE`` for every
 name of a relative import (the resolved module), and a line ``ref NAME LINE:COL`` for
-every reference the rewrite routes (``Plan.references``, in source order). Lines
-starting with ``#`` are comments and ignored.
+every reference the rewrite routes (``Plan.references``, in source order), and, when
+there are any, a line ``fallback NAME...`` (``Plan.fallback_names``: lazy names a read
+may find unregistered). Lines starting with ``#`` are comments and ignored.
 
 To (re)generate a file from the planner, then review it line by line::
 
@@ -104,6 +105,8 @@ def render(plan) -> str:
                 lines.append(f"module {line} {n.name} {n.module}")
     for ref in plan.references:
         lines.append(f"ref {ref.name} {ref.span[0]}:{ref.span[1]}")
+    if getattr(plan, "fallback_names", ()):
+        lines.append("fallback " + " ".join(plan.fallback_names))
     return "\n".join(lines) + "\n"
 
 
