@@ -123,7 +123,11 @@ class _Emitter:
                 self.node(stmt)
                 out.append(stmt)
             if span in self.chain:
-                out.append(_namespace_call("__lazy_chain__", (), span))
+                # positioned at the start of the statement it follows: a
+                # multi-line span would make the compiler derive positions
+                # inside the user's code
+                start = (span[0], span[1], span[0], span[1])
+                out.append(_namespace_call("__lazy_chain__", (), start))
         return out
 
     def node(self, node):
