@@ -62,7 +62,11 @@ def emit_cst(source: str | bytes, plan: Plan) -> str | bytes:
     applier = _make_applier(cst)(plan, positions, _ByteColumns(module.code))
     new = module.visit(applier)
     applier.check_all_applied()
-    return new.bytes if isinstance(source, bytes) else new.code
+    if isinstance(source, bytes):
+        return new.bytes
+    # libcst drops a BOM character at the start of text input (bytes keep theirs).
+    code = new.code
+    return "\ufeff" + code if source.startswith("\ufeff") and not code.startswith("\ufeff") else code
 
 
 class _ByteColumns:
