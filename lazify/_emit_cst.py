@@ -113,6 +113,10 @@ def _make_applier(cst):
             self.done_sites: set = set()
             self.done_chains: set = set()
             self.header_done = False
+            #: per enclosing f-string expression: how many names were routed in it
+            self.fstring_routes: list[int] = []
+            #: per enclosing f-string: its quote character
+            self.fstring_quotes: list[str] = []
             #: id(original SimpleStatementLine) -> how many statements each of its small
             #: statements became
             self.counts: dict[int, list[int]] = {}
@@ -149,6 +153,8 @@ def _make_applier(cst):
             if name is None or name != original.value:
                 return updated
             self.done_refs.add(key)
+            if self.fstring_routes:
+                self.fstring_routes[-1] += 1
             return cst.Attribute(
                 value=cst.Name(NAMESPACE),
                 attr=cst.Name(original.value),
@@ -156,18 +162,31 @@ def _make_applier(cst):
                 rpar=updated.rpar,
             )
 
+        def visit_FormattedString(self, node) -> None:
+            self.fstring_quotes.append(node.start[-1])
+
+        def leave_FormattedString(self, original, updated):
+            self.fstring_quotes.pop()
+            return updated
+
+        def visit_FormattedStringExpression(self, node) -> None:
+            self.fstring_routes.append(0)
+
         def leave_FormattedStringExpression(self, original, updated):
             # f"{json=}" prints the expression's text: routing the name would change that
             # text to "__lazy__.json=". Spell it as the literal text plus the value with the
             # conversion "=" implies (repr unless a format spec is given), which is the
             # same program: the parser produces Constant("json=") + FormattedValue for both.
-            if updated.equal is None or updated.expression is original.expression:
+            routed = self.fstring_routes.pop()
+            if self.fstring_routes:
+                self.fstring_routes[-1] += routed
+            if updated.equal is None or not routed:
                 return updated
             code = _code(cst, original.whitespace_before_expression)
             code += _code(cst, original.expression)
             code += _code(cst, original.whitespace_after_expression)
             code += _code(cst, original.equal)
-            if "\\" in code or "'" in code or '"' in code:
+            if "\\" in code or self.fstring_quotes[-1] in code:
                 raise EmitError(f"cannot spell f-string debug text {code!r} as a literal")
             conversion = updated.conversion
             if conversion is None and updated.format_spec is None:
@@ -176,12 +195,9 @@ def _make_applier(cst):
             return cst.FlattenSentinel(
                 [
                     cst.FormattedStringText(text),
-                    updated.with_changes(
-                        equal=None,
-                        conversion=conversion,
-                        whitespace_before_expression=cst.SimpleWhitespace(""),
-                        whitespace_after_expression=cst.SimpleWhitespace(""),
-                    ),
+                    # The whitespace stays: without "=" it is not printed, and it keeps
+                    # `{ {x: 1} = }` from turning into an escaped `{{`.
+                    updated.with_changes(equal=None, conversion=conversion),
                 ]
             )
 
@@ -243,7 +259,9 @@ def _make_applier(cst):
             if isinstance(node, cst.ImportFrom) and node.lpar is not None:
                 keep = [not n.lazy for n in site.names]
                 return [_remove_parenthesized(cst, node, keep), small(call)]
-            kept[-1] = kept[-1].with_changes(comma=_last_comma(cst, node, kept[-1], aliases[-1]))
+            if kept[-1] is not aliases[-1]:
+                # Without parentheses a trailing comma is a syntax error.
+                kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
             return [node.with_changes(names=kept), small(call)]
 
         # ------------------------------------------------------------ blocks
@@ -406,11 +424,10 @@ def _remove_parenthesized(cst, node, keep: list[bool]):
     rpar_ws = node.rpar.whitespace_before
     kept: list = []
     absorbed_rpar = False
-    for i, (alias, keep_it) in enumerate(zip(aliases, keep)):
+    for alias, keep_it in zip(aliases, keep):
         if keep_it:
             kept.append(alias)
             continue
-        last = i == len(aliases) - 1
         if isinstance(alias.comma, cst.Comma):
             after = alias.comma.whitespace_after
         else:
@@ -422,7 +439,6 @@ def _remove_parenthesized(cst, node, keep: list[bool]):
             )
         else:
             lpar_ws = _merge_ws(cst, lpar_ws, after)
-        del last
     if absorbed_rpar:
         rpar_ws = cst.SimpleWhitespace("")
         tail = kept[-1].comma.whitespace_after
@@ -455,32 +471,3 @@ def _merge_ws(cst, before, after):
         indent=after.indent,
         last_line=after.last_line,
     )
-
-
-def _last_comma(cst, node, kept_last, orig_last):
-    """The comma for the alias that is now last, after lazy aliases were removed.
-
-    Without parentheses a trailing comma is a syntax error. Inside parentheses keep the
-    comment after the kept alias, and take the line break/indent that led to ``)`` from the
-    original last alias.
-    """
-    if kept_last is orig_last:
-        return kept_last.comma
-    if not isinstance(node, cst.ImportFrom) or node.lpar is None:
-        return cst.MaybeSentinel.DEFAULT
-    own, last = kept_last.comma, orig_last.comma
-    if last is cst.MaybeSentinel.DEFAULT:
-        # `(a, b)` with b removed: `(a)`, the comment after a's comma kept if it had one.
-        if isinstance(own, cst.Comma) and isinstance(own.whitespace_after, cst.ParenthesizedWhitespace):
-            return own
-        return cst.MaybeSentinel.DEFAULT
-    if isinstance(own, cst.Comma) and isinstance(own.whitespace_after, cst.ParenthesizedWhitespace):
-        if isinstance(last.whitespace_after, cst.ParenthesizedWhitespace):
-            return own.with_changes(
-                whitespace_after=own.whitespace_after.with_changes(
-                    indent=last.whitespace_after.indent,
-                    last_line=last.whitespace_after.last_line,
-                )
-            )
-        return own
-    return last
