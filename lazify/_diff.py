@@ -58,7 +58,7 @@ def rewrite_file(path: str) -> tuple[bytes, bytes]:
         return data, emit_cst(data, plan)
     except libcst.ParserSyntaxError as e:
         # Valid for this Python, but newer syntax than the installed libcst knows.
-        message = str(e).strip().splitlines()[0]
+        message = (e.message.strip().splitlines() or ["cannot parse"])[0]
         raise _Failed(f"{path}:{e.raw_line}:{e.raw_column + 1}: libcst: {message}") from None
 
 

@@ -288,3 +288,23 @@ def test_examples_ci_rewritten_copy_runs_like_the_app():
     assert rewritten.stdout == original.stdout == '{"count": 2, "total": "3.30"}\n'
     assert "asyncio" in original.stderr  # eager: every command module's imports ran
     assert rewritten.stderr.strip().splitlines()[-1] == "[]", rewritten.stderr
+
+
+def test_libcst_parse_failure_reported(project, capsys, monkeypatch):
+    """Valid for this Python but not for the installed libcst: reported, others go on."""
+    import libcst
+
+    import lazify._emit_cst
+
+    real = lazify._emit_cst.emit_cst
+
+    def emit_cst(source, plan):
+        if b"json" in source and b"keep me" in source:
+            libcst.parse_module("x = (\n")
+        return real(source, plan)
+
+    monkeypatch.setattr(lazify._emit_cst, "emit_cst", emit_cst)
+    assert main(["rewrite", "src/app", "-o", "out"]) == 1
+    err = capsys.readouterr().err
+    assert re.search(r"src/app/lazy\.py:\d+:\d+: libcst: parser error", err), err
+    assert sorted(_files(project / "out")) == ["__init__.py", "plain.py", "sub/__init__.py", "sub/deep.py"]
