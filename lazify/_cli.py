@@ -174,7 +174,8 @@ def _walk(top: str) -> list[str]:
         dirnames[:] = sorted(
             d
             for d in dirnames
-            if d not in SKIP_DIRS
+            # a package named build or dist (pip/_internal/operations/build) is code
+            if (d not in SKIP_DIRS or os.path.isfile(os.path.join(dirpath, d, "__init__.py")))
             and not d.startswith(".")
             and not os.path.exists(os.path.join(dirpath, d, "pyvenv.cfg"))
         )
@@ -413,12 +414,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except ConfigError as e:
         print(f"lazify run: {e}", file=sys.stderr)
         return 2
-    transform = None
-    if config.enabled and not args.module:
-        # The main script is rewritten here, not by the hook (see _script_code). Import the
-        # emitter before the hook is installed: imported after, its own imports (ast,
-        # bisect, ...) would go through the hook, which imports the emitter: a cycle.
-        from lazify._emit_ast import transform
     if config.enabled:
         # lazify._hook is helper "hook"'s module.
         from lazify import _hook
@@ -432,7 +427,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             _hook.install(enabled=True)
     if args.module:
         return _run_module(args.target, args.args)
-    return _run_script(args.target, args.args, transform=transform)
+    return _run_script(args.target, args.args, rewrite=config.enabled)
 
 
 def _set_path0(directory: str) -> None:
@@ -498,7 +493,7 @@ def _is_own_frame(filename: str, own: frozenset[str]) -> bool:
     return os.path.normcase(os.path.abspath(filename)) in own
 
 
-def _run_script(path: str, argv: list[str], *, transform=None) -> int:
+def _run_script(path: str, argv: list[str], *, rewrite: bool = False) -> int:
     import runpy
 
     if not os.path.exists(path):
@@ -527,7 +522,7 @@ def _run_script(path: str, argv: list[str], *, transform=None) -> int:
         return 0
     _set_path0(os.path.dirname(os.path.realpath(path)))
     try:
-        code = _script_code(os.path.abspath(path), transform)
+        code = _script_code(os.path.abspath(path), rewrite)
     except BaseException as e:
         return _report(e)
     import types
@@ -562,30 +557,20 @@ def _is_zip(path: str) -> bool:
         return False
 
 
-def _script_code(path: str, transform=None):
+def _script_code(path: str, rewrite: bool = False):
     """Compile the main script with lazify's rewrite.
 
     ``python script.py`` compiles the main script outside the import system, so no hook
-    sees it; ``run`` rewrites it here instead (module ``__main__``).
+    sees it; ``run`` gets its code from lazify's loader instead (module ``__main__``),
+    which uses and fills lazify's bytecode cache like any imported module, and falls
+    back to the plain code with a warning if rewriting fails.
     """
+    if rewrite:
+        from lazify._hook import LazifyLoader
+
+        return LazifyLoader("__main__", path).get_code("__main__")
     with open(path, "rb") as f:
         source = f.read()
-    if transform is not None:
-        try:
-            return transform(source, path, module="__main__", is_package=False)
-        except SyntaxError:
-            raise
-        except Exception as e:
-            if os.environ.get("LAZIFY_STRICT", "") not in ("", "0"):
-                raise
-            import warnings
-
-            warnings.warn(
-                f"lazify could not rewrite {path} ({type(e).__name__}: {e}); running it "
-                "with eager imports",
-                RuntimeWarning,
-                stacklevel=1,
-            )
     return compile(source, path, "exec", dont_inherit=True)
 
 

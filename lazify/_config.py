@@ -1,8 +1,8 @@
 """Settings: ``[tool.lazify]`` in the nearest ``pyproject.toml``, then the environment.
 
-This may run at interpreter start-up (``sitecustomize``), so it stays light: it imports
-nothing beyond ``os`` and ``dataclasses`` until it has found a ``pyproject.toml`` that
-mentions lazify, and only then a TOML parser.
+This runs at interpreter start-up (``lazify.install()`` in ``sitecustomize``), so it
+stays light: it imports nothing beyond ``os`` until it has found a ``pyproject.toml``
+that mentions lazify, and only then a TOML parser.
 
 Recognised keys::
 
@@ -16,7 +16,6 @@ Environment (wins over the file): ``LAZIFY_DISABLE=1`` turns global mode off,
 
 from __future__ import annotations
 
-import dataclasses
 import os
 
 __all__ = ["Config", "ConfigError", "find_pyproject", "load_config", "read_pyproject"]
@@ -29,17 +28,31 @@ class ConfigError(ValueError):
     """``[tool.lazify]`` is malformed; the message names the file."""
 
 
-@dataclasses.dataclass(frozen=True)
 class Config:
-    """The effective settings for one application."""
+    """The effective settings for one application.
 
-    #: global mode (the PEP's ``-L``); False with ``enabled = false`` or ``LAZIFY_DISABLE=1``
-    enabled: bool = True
-    #: module names whose own imports stay eager (lazify's default list is added
-    #: by the runtime, not here)
-    excluding: tuple[str, ...] = ()
-    #: the ``pyproject.toml`` that was read, or None
-    path: str | None = None
+    A plain class, not a dataclass: ``dataclasses`` imports ``inspect``, about 5 ms
+    on every start-up.
+    """
+
+    __slots__ = ("enabled", "excluding", "path")
+
+    def __init__(self, enabled: bool = True, excluding: tuple = (), path: str | None = None):
+        #: global mode (the PEP's ``-L``); False with ``enabled = false`` or ``LAZIFY_DISABLE=1``
+        self.enabled = enabled
+        #: module names whose own imports stay eager (lazify's default list is added
+        #: by the runtime, not here)
+        self.excluding = tuple(excluding)
+        #: the ``pyproject.toml`` that was read, or None
+        self.path = path
+
+    def __eq__(self, other):
+        if not isinstance(other, Config):
+            return NotImplemented
+        return (self.enabled, self.excluding, self.path) == (other.enabled, other.excluding, other.path)
+
+    def __repr__(self):
+        return f"Config(enabled={self.enabled!r}, excluding={self.excluding!r}, path={self.path!r})"
 
 
 def find_pyproject(start_dir: str | os.PathLike[str] | None = None) -> str | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import bisect
 
-from ._plan import NAMESPACE, Plan, plan_module
+from ._plan import NAMESPACE, Plan, deep_recursion, plan_module
 
 _POSITIONED = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
@@ -173,8 +173,9 @@ def emit(tree: ast.Module, plan: Plan) -> ast.Module:
     else:
         line = max(plan.header_after_line, 1)
         span = (line, 0, line, 0)
-    tree.body = (head + header_statements(span, plan.fallback_names)
-                 + emitter.statements(rest))
+    with deep_recursion():
+        rest = emitter.statements(rest)
+    tree.body = head + header_statements(span, plan.fallback_names) + rest
     return tree
 
 
