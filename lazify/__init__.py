@@ -16,14 +16,32 @@ __version__ = "0.1.0"
 def install(*, enabled: bool = True, excluding=None) -> None:
     """Install the import hook (idempotent).
 
+    Settings also come from ``[tool.lazify]`` in the nearest ``pyproject.toml``
+    above the current directory and from the environment: ``enabled = false``
+    or ``LAZIFY_DISABLE=1`` turn global mode off; their ``excluding`` names
+    (and ``LAZIFY_EXCLUDING=a,b``) are added to the default list when
+    ``excluding`` is None.  A malformed file gives a warning, never a failure.
+
     :param enabled: ``True`` is global mode, like PEP 690's ``-L``: every
         eligible import in every transformed module is lazy.  ``False``
         installs the hook for explicit opt-ins only (``__lazy_modules__``).
     :param excluding: container of module names whose own imports stay eager;
-        ``None`` means :data:`DEFAULT_EXCLUDING`.
+        ``None`` means :data:`DEFAULT_EXCLUDING` plus the configured names.
     """
     from ._hook import install as _install
 
+    try:
+        from ._config import load_config
+
+        config = load_config()
+    except Exception as exc:  # lazify must never be why a program fails to start
+        import warnings
+
+        warnings.warn(f"lazify: settings ignored: {exc}", RuntimeWarning, stacklevel=2)
+    else:
+        enabled = enabled and config.enabled
+        if excluding is None and config.excluding:
+            excluding = frozenset({*DEFAULT_EXCLUDING, *config.excluding})
     _install(enabled=enabled, excluding=excluding)
 
 

@@ -619,3 +619,31 @@ def test_dir_then_getattr_of_every_name(tmp_path):
         print("ok", "__getattr__" in dir(m))
     """})
     assert out.splitlines() == ["ok False"]
+
+
+def test_install_reads_tool_lazify_and_the_environment(tmp_path):
+    write_tree(tmp_path, {**HEAVY, "pyproject.toml": '[tool.lazify]\nexcluding = ["keep"]\n',
+                          "keep.py": "import heavy\n", "other.py": "import heavy\n"})
+    code = textwrap.dedent("""
+        import sys
+        import lazify
+        lazify.install()
+        import other
+        print("heavy" in sys.modules, lazify.is_lazy_imports_enabled())
+        import keep
+        print("heavy" in sys.modules)
+    """)
+    proc = run_python(code, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["False True", "heavy executed", "True"]
+    proc = run_python(code, cwd=tmp_path, env_extra={"LAZIFY_DISABLE": "1"})
+    assert proc.stdout.splitlines()[0] == "heavy executed"   # everything eager
+
+
+def test_install_survives_a_malformed_pyproject(tmp_path):
+    write_tree(tmp_path, {"pyproject.toml": "[tool.lazify]\nexcluding = 3\n"})
+    proc = run_python("import lazify; lazify.install(); print(lazify.is_lazy_imports_enabled())",
+                      cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "True"
+    assert "settings ignored" in proc.stderr
