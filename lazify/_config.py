@@ -14,8 +14,6 @@ Environment (wins over the file): ``LAZIFY_DISABLE=1`` turns global mode off,
 ``LAZIFY_EXCLUDING=a,b.c`` adds module names to ``excluding``.
 """
 
-from __future__ import annotations
-
 import os
 
 __all__ = ["Config", "ConfigError", "find_pyproject", "load_config", "read_pyproject"]
