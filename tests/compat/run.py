@@ -76,7 +76,9 @@ PROJECTS = {
                   probe="flask.app", tests="tests"),
     "werkzeug": dict(version="3.1.9", deps=["cffi", "cryptography", "ephemeral-port-reserve",
                                             "pytest", "pytest-timeout", "watchdog"],
-                     probe="werkzeug.serving", tests="tests"),
+                     probe="werkzeug.serving", tests="tests",
+                     # a dev-server test can hang (watchdog reloader): pytest-timeout per test
+                     args=["-o", "timeout=120"]),
     "packaging": dict(version="26.3", deps=["hypothesis", "pretend", "pytest", "tomli_w", "pip"],
                       probe="packaging.specifiers", tests="tests"),
     "itsdangerous": dict(version="2.2.0", deps=["pytest", "freezegun"],
@@ -292,7 +294,7 @@ def project_one(name, spec, workdir, lazify_root, timeout, setup_only=False):
         if os.path.exists(xml):
             os.unlink(xml)
         pytest = ["-m", "pytest", "-p", "no:cacheprovider", "-q", "-rA", "--junit-xml", xml,
-                  spec["tests"]]
+                  *spec.get("args", ()), spec["tests"]]
         env = base_env()
         if mode == "lazy":
             env["LAZIFY_STRICT"] = "1"

@@ -1,0 +1,3 @@
+import pkg
+
+print("hasattr from a rewritten module that imports pkg:", hasattr(pkg, "test_main"))
