@@ -95,7 +95,7 @@ def absolute(module, level, current, is_package):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("tool", choices=[t for t in bench.TOOLS if t != "floor"])
+    ap.add_argument("tool", choices=[t for t in bench.TOOLS if not t.startswith("floor")])
     ap.add_argument("--impl", default="lazify")
     ap.add_argument("--impl-dir", type=Path, help="sitecustomize directory (default: sitecustomize/IMPL)")
     ap.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "lazify-startup-bench")

@@ -57,6 +57,7 @@ SITECUSTOMIZE = HERE / "sitecustomize"
 #: command a user runs often that touches only part of what the tool imports.
 TOOLS = {
     "floor": ["python", "-c", "pass"],
+    "floor-project": ["python", "-c", "pass"],
     "aws": ["aws", "--version"],
     "cfn-lint": ["cfn-lint", "--version"],
     "flask": ["flask", "--help"],
@@ -67,6 +68,28 @@ TOOLS = {
     "black": ["black", "--version"],
     "ipython": ["ipython", "--version"],
 }
+
+#: tools run from a project directory (a pyproject.toml, as where pytest,
+#: black or flask usually run) instead of an empty one
+PROJECT_TOOLS = {"floor-project"}
+PROJECT_PYPROJECT = """\
+[build-system]
+requires = ["setuptools>=64"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "someapp"
+version = "1.0"
+dependencies = ["flask"]
+
+[tool.pytest.ini_options]
+testpaths = ["tests"]
+
+[tool.black]
+line-length = 100
+"""
+
+TOOLS_DEFAULT = list(TOOLS)
 
 IMPLS = ["plain", "lazify", "lazify_mpmath", "demandimport", "defer_imports", "lazyloader"]
 
@@ -241,12 +264,13 @@ def check(venv, workdir, cwd, tools, impls):
             if count_file.exists():
                 count_file.unlink()
             env["LZBENCH_MODULES_OUT"] = str(count_file)
-            rc, wall, _, out, err = run_once(tool_argv(venv, tool), env, cwd, capture=True)
+            rc, wall, _, out, err = run_once(tool_argv(venv, tool), env, cwd(tool), capture=True)
             modules = lazy = None
+            files = []
             if count_file.exists():
-                parts = count_file.read_text().split()
-                modules, lazy = int(parts[0]), int(parts[1])
-            entry = {"rc": rc, "modules": modules, "lazy_modules": lazy,
+                first, *files = count_file.read_text().splitlines()
+                modules, lazy = (int(x) for x in first.split())
+            entry = {"rc": rc, "modules": modules, "lazy_modules": lazy, "files": files,
                      "stdout_head": out.decode("utf-8", "replace")[:200],
                      "stderr_tail": err.decode("utf-8", "replace")[-2000:]}
             if impl == "plain":
@@ -284,7 +308,7 @@ def timed_rounds(venv, workdir, cwd, tools, impls, working, rounds, warmup, seed
             k = r % len(order)
             order = order[k:] + order[:k]
             for impl in order:
-                rc, wall, rss, _, _ = run_once(tool_argv(venv, tool), envs[impl], cwd)
+                rc, wall, rss, _, _ = run_once(tool_argv(venv, tool), envs[impl], cwd(tool))
                 if counted:
                     data[tool][impl]["wall"].append(wall)
                     data[tool][impl]["rss"].append(rss)
@@ -316,45 +340,34 @@ def summarise(data, impls, tools):
 # ----------------------------------------------------------------- cold runs
 
 
-def remove_lazify_caches(paths):
-    """Delete lazify's tagged pycs under the given trees; return how many."""
-    n = 0
-    for root in paths:
-        for dirpath, _dirs, files in os.walk(root):
-            if not dirpath.endswith("__pycache__"):
-                continue
-            for f in files:
-                if ".opt-lazify" in f:
-                    try:
-                        os.unlink(os.path.join(dirpath, f))
-                        n += 1
-                    except OSError:
-                        pass
-    return n
-
-
-def cold_runs(venv, workdir, cwd, tools, impls, working, rounds, paths):
+def cold_runs(venv, workdir, cwd, tools, impls, working, rounds, checks):
     """Cold caches, isolated from the warm caches by a fresh PYTHONPYCACHEPREFIX.
 
     Scenarios (each run gets a fresh prefix directory):
 
     - ``nocache``: no bytecode cache at all, every module is compiled (for
       lazify: rewritten and compiled);
-    - ``after_install``: the prefix holds the normal .pyc of the stdlib and
-      site-packages (what ``pip install`` leaves), nothing of lazify's or
-      defer-imports' own caches;
+    - ``after_install``: the prefix holds the normal .pyc of every module the
+      tools import under any implementation (what ``pip install`` and the
+      Python installer leave), nothing of lazify's or defer-imports' own;
     - ``after_compile``: as ``after_install`` plus ``lazify compile`` of the
-      stdlib and site-packages (lazify only).
+      modules lazify imports (lazify variants and plain only).
+
+    Only the imported modules are compiled ahead of time: all of the stdlib
+    and site-packages is ~400 MB of pycs, too much to copy for every run.
     """
     py = str(venv_python(venv))
     env0 = clean_env()
-    trees = sorted({paths["stdlib"], paths["purelib"], paths["platlib"]})
+    all_files = sorted({f for t in tools for i in impls for f in checks[t][i].get("files", [])})
+    lazify_files = sorted({f for t in tools for i in impls if i.startswith("lazify")
+                           for f in checks[t][i].get("files", [])})
     base = workdir / "cold-base"
     if base.exists():
         shutil.rmtree(base)
-    log("  cold: compileall of the stdlib and site-packages into a prefix ...")
+    base.mkdir()
+    log(f"  cold: compileall of the {len(all_files)} imported modules into a prefix ...")
     t0 = time.perf_counter()
-    subprocess.run([py, "-m", "compileall", "-q", "-j0", *trees],
+    subprocess.run([py, "-m", "compileall", "-q", "-i", "-"], input="\n".join(all_files), text=True,
                    env={**env0, "PYTHONPYCACHEPREFIX": str(base)},
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     compileall_s = time.perf_counter() - t0
@@ -362,13 +375,14 @@ def cold_runs(venv, workdir, cwd, tools, impls, working, rounds, paths):
     if compiled.exists():
         shutil.rmtree(compiled)
     shutil.copytree(base, compiled, symlinks=True)
-    log("  cold: lazify compile of the stdlib and site-packages ...")
+    log(f"  cold: lazify compile of the {len(lazify_files)} modules lazify imports ...")
     t0 = time.perf_counter()
-    lc = subprocess.run([str(venv / "bin" / "lazify"), "compile", *trees],
+    lc = subprocess.run([str(venv / "bin" / "lazify"), "compile", *lazify_files],
                         env={**env0, "PYTHONPYCACHEPREFIX": str(compiled)},
                         capture_output=True, text=True)
     lazify_compile = {
-        "seconds": round(time.perf_counter() - t0, 1),
+        "seconds": round(time.perf_counter() - t0, 2),
+        "files": len(lazify_files),
         "rc": lc.returncode,
         "stderr_lines": len(lc.stderr.splitlines()),
         "stderr_head": lc.stderr.splitlines()[:10],
@@ -398,7 +412,7 @@ def cold_runs(venv, workdir, cwd, tools, impls, working, rounds, paths):
                         shutil.copytree(seed_dir, scratch, symlinks=True)
                     env = bench_env(venv, workdir, impl, pycache_prefix=scratch)
                     env["XDG_CACHE_HOME"] = str(scratch / ".xdg")   # lazify's fallback cache
-                    rc, wall, rss, _, _ = run_once(tool_argv(venv, tool), env, cwd)
+                    rc, wall, rss, _, _ = run_once(tool_argv(venv, tool), env, cwd(tool))
                     data[scenario][tool].setdefault(impl, []).append(wall)
         log(f"  cold round {r + 1}/{rounds}")
     if scratch.exists():
@@ -414,8 +428,8 @@ def cold_runs(venv, workdir, cwd, tools, impls, working, rounds, paths):
                        "runs": len(w)}
                 for impl, w in per_impl.items()
             }
-    return {"compileall_seconds": round(compileall_s, 1), "lazify_compile": lazify_compile,
-            "scenarios": summary, "raw": data}
+    return {"compileall_seconds": round(compileall_s, 2), "compileall_files": len(all_files),
+            "lazify_compile": lazify_compile, "scenarios": summary, "raw": data}
 
 
 # ------------------------------------------------------------------ reporting
@@ -440,7 +454,8 @@ def markdown(meta, checks, summary, tools, impls, cold=None):
     out.append("|---|---|" + "---|" * (len(impls) - 1))
     for tool in tools:
         p = summary[tool]["plain"]
-        row = [f"`{' '.join(TOOLS[tool])}`" if tool != "floor" else "floor `python -c pass`",
+        row = [{"floor": "floor `python -c pass`",
+                "floor-project": "floor in a project dir (pyproject.toml)"}.get(tool, f"`{' '.join(TOOLS[tool])}`"),
                f"{p['median_s'] * 1000:.0f} ms · {p['rss_mib']:.0f} MiB · {checks[tool]['plain']['modules']}"]
         for impl in impls:
             if impl == "plain":
@@ -455,7 +470,7 @@ def markdown(meta, checks, summary, tools, impls, cold=None):
                 mods = f"{mods} ({c['lazy_modules']} unexec.)"
             row.append(f"**{s['ratio']:.2f}×** · {s['median_s'] * 1000:.0f} ms · {s['rss_mib']:.0f} MiB · {mods}")
         out.append("| " + " | ".join(row) + " |")
-    corpus = [t for t in tools if t != "floor"]
+    corpus = [t for t in tools if not t.startswith("floor")]
     row = ["geometric mean of ratios (tools it runs)", "1.00"]
     for impl in impls:
         if impl == "plain":
@@ -475,8 +490,9 @@ def markdown(meta, checks, summary, tools, impls, cold=None):
         out.append("")
         lc = cold["lazify_compile"]
         out.append(f"Cold caches (median of {meta['cold_rounds']} first starts; ratio to plain in the same "
-                   f"scenario; `lazify compile` of stdlib + site-packages took {lc['seconds']} s, rc {lc['rc']}; "
-                   f"`compileall` {cold['compileall_seconds']} s):")
+                   f"scenario; `lazify compile` of the {lc['files']} modules lazify imports took {lc['seconds']} s, "
+                   f"rc {lc['rc']}; `compileall` of the {cold['compileall_files']} modules any implementation "
+                   f"imports {cold['compileall_seconds']} s):")
         out.append("")
         scen = cold["scenarios"]
         heads = []
@@ -531,10 +547,14 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=15, help="counted rounds (default 15, at least 10 for a result)")
     ap.add_argument("--warmup", type=int, default=2, help="warm-up rounds (default 2)")
     ap.add_argument("--cold-rounds", type=int, default=3, help="cold-cache rounds (default 3; 0 skips)")
+    ap.add_argument("--cold-impls", default=",".join(IMPLS),
+                    help="implementations in the cold-cache run (default: the built-in ones, not --extra-impl)")
     ap.add_argument("--tools", default=",".join(TOOLS), help="comma-separated subset of: " + ",".join(TOOLS))
     ap.add_argument("--impls", default=",".join(IMPLS), help="comma-separated subset of: " + ",".join(IMPLS))
     ap.add_argument("--extra-impl", action="append", default=[], metavar="NAME=DIR",
                     help="also measure the sitecustomize.py in DIR under NAME (e.g. a patched lazify)")
+    ap.add_argument("--report", type=Path, metavar="RESULTS_JSON",
+                    help="only print the markdown of an earlier run (--impls/--tools filter it)")
     ap.add_argument("--quick", action="store_true", help="3 rounds, 1 warm-up, no cold run")
     ap.add_argument("--check-only", action="store_true", help="only compare outputs with plain; no timing")
     ap.add_argument("--out", type=Path, default=HERE / "results.json", help="results JSON (default: next to run.py)")
@@ -560,15 +580,35 @@ def main(argv=None) -> int:
     if "floor" not in tools:
         tools.insert(0, "floor")
 
+    if args.report:
+        res = json.loads(args.report.read_text())
+        TOOLS.update(res["tools"])
+        want_i = set(args.impls.split(",")) if args.impls != ",".join(IMPLS) else set(res["implementations"])
+        want_t = set(args.tools.split(",")) if args.tools != ",".join(TOOLS_DEFAULT) else set(res["tools"])
+        r_impls = [i for i in res["implementations"] if i in want_i or i == "plain"]
+        r_tools = [t for t in res["tools"] if t in want_t or t == "floor"]
+        cold = res.get("cold")
+        if cold:
+            for scen in cold["scenarios"].values():
+                for t in scen:
+                    scen[t] = {i: v for i, v in scen[t].items() if i in r_impls}
+        print(markdown(res["meta"], res["checks"], res["summary"], r_tools, r_impls, cold))
+        return 0
     python = shutil.which(args.python) or args.python
     workdir = args.workdir.resolve()
     workdir.mkdir(parents=True, exist_ok=True)
     venv = workdir / "venv"
     install = ensure_venv(venv, python, args.reinstall)
-    cwd = workdir / "cwd"           # an empty directory: no project config around
-    if cwd.exists():
-        shutil.rmtree(cwd)
-    cwd.mkdir()
+    empty = workdir / "cwd"         # an empty directory: no project config around
+    project = workdir / "project"   # a project directory: a pyproject.toml without [tool.lazify]
+    for d in (empty, project):
+        if d.exists():
+            shutil.rmtree(d)
+        d.mkdir()
+    (project / "pyproject.toml").write_text(PROJECT_PYPROJECT)
+
+    def cwd(tool):
+        return project if tool in PROJECT_TOOLS else empty
     home = workdir / "home"
     home.mkdir(exist_ok=True)
     paths = venv_paths(venv)
@@ -607,7 +647,13 @@ def main(argv=None) -> int:
     cold = None
     if args.cold_rounds > 0:
         log("cold caches ...")
-        cold = cold_runs(venv, workdir, cwd, tools, impls, working, args.cold_rounds, paths)
+        args.out.write_text(json.dumps({"meta": meta, "checks": checks, "summary": summary,
+                                        "partial": "cold run still to come"}, indent=1) + "\n")
+        cold_impls = [i for i in impls if i in args.cold_impls.split(",") or i == "plain"]
+        cold = cold_runs(venv, workdir, cwd, tools, cold_impls, working, args.cold_rounds, checks)
+    for per_impl in checks.values():
+        for entry in per_impl.values():
+            entry["source_files"] = len(entry.pop("files", []))
     table = markdown(meta, checks, summary, tools, impls, cold)
     print(table)
     result = {"meta": meta, "tools": {t: TOOLS[t] for t in tools}, "implementations": impls,
