@@ -293,7 +293,7 @@ def project_one(name, spec, workdir, lazify_root, timeout, setup_only=False):
         log = os.path.join(base, f"{mode}.log")
         if os.path.exists(xml):
             os.unlink(xml)
-        pytest = ["-m", "pytest", "-p", "no:cacheprovider", "-q", "-rA", "--junit-xml", xml,
+        pytest = ["-m", "pytest", "-p", "no:cacheprovider", "-q", "--junit-xml", xml,
                   *spec.get("args", ()), spec["tests"]]
         env = base_env()
         if mode == "lazy":
