@@ -57,6 +57,16 @@ def module_name(path: str, top: str) -> tuple[str, bool]:
 
 def compare_source(data: bytes, path: str, module: str = "", is_package: bool = False):
     """Return ``(outcome, detail)`` for one file's bytes."""
+    import warnings
+
+    with warnings.catch_warnings():
+        # Invalid escape sequences and the like in third-party code: not ours to report.
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return _compare_source(data, path, module, is_package)
+
+
+def _compare_source(data: bytes, path: str, module: str, is_package: bool):
     from lazify._emit_ast import emit
     from lazify._emit_cst import emit_cst
     from lazify._plan import plan_module
