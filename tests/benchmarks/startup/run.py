@@ -287,7 +287,7 @@ def check(venv, workdir, cwd, tools, impls):
     return results
 
 
-def timed_rounds(venv, workdir, cwd, tools, impls, working, rounds, warmup, seed=0):
+def timed_rounds(venv, workdir, cwd, tools, impls, working, rounds, warmup, expected_rc, seed=0):
     """Interleaved timing; returns {tool: {impl: {"wall": [...], "rss": [...]}}}.
 
     Round r runs, for each tool, every working implementation once, in an
@@ -309,6 +309,8 @@ def timed_rounds(venv, workdir, cwd, tools, impls, working, rounds, warmup, seed
             order = order[k:] + order[:k]
             for impl in order:
                 rc, wall, rss, _, _ = run_once(tool_argv(venv, tool), envs[impl], cwd(tool))
+                if rc != expected_rc[tool]:
+                    data[tool][impl]["failed_runs"] = data[tool][impl].get("failed_runs", 0) + 1
                 if counted:
                     data[tool][impl]["wall"].append(wall)
                     data[tool][impl]["rss"].append(rss)
@@ -333,6 +335,7 @@ def summarise(data, impls, tools):
                 "ratio_max": max(ratios),
                 "rss_mib": statistics.median(d["rss"]) / 1024,
                 "runs": len(walls),
+                "failed_runs": d.get("failed_runs", 0),
             }
     return summary
 
@@ -340,7 +343,7 @@ def summarise(data, impls, tools):
 # ----------------------------------------------------------------- cold runs
 
 
-def cold_runs(venv, workdir, cwd, tools, impls, working, rounds, checks):
+def cold_runs(venv, workdir, cwd, tools, impls, working, rounds, checks):  # noqa: C901
     """Cold caches, isolated from the warm caches by a fresh PYTHONPYCACHEPREFIX.
 
     Scenarios (each run gets a fresh prefix directory):
@@ -395,6 +398,7 @@ def cold_runs(venv, workdir, cwd, tools, impls, working, rounds, checks):
         scenarios["after_compile"] = compiled
     data = {s: {t: {} for t in tools} for s in scenarios}
     scratch = workdir / "cold-run"
+    failures = []
     for r in range(rounds):
         for tool in tools:
             order = [i for i in impls if working[tool][i]]
@@ -414,6 +418,8 @@ def cold_runs(venv, workdir, cwd, tools, impls, working, rounds, checks):
                     env["XDG_CACHE_HOME"] = str(scratch / ".xdg")   # lazify's fallback cache
                     rc, wall, rss, _, _ = run_once(tool_argv(venv, tool), env, cwd(tool))
                     data[scenario][tool].setdefault(impl, []).append(wall)
+                    if rc != checks[tool]["plain"]["rc"]:
+                        failures.append(f"{scenario} {tool} {impl}: exit {rc}")
         log(f"  cold round {r + 1}/{rounds}")
     if scratch.exists():
         shutil.rmtree(scratch)
@@ -429,7 +435,7 @@ def cold_runs(venv, workdir, cwd, tools, impls, working, rounds, checks):
                 for impl, w in per_impl.items()
             }
     return {"compileall_seconds": round(compileall_s, 2), "compileall_files": len(all_files),
-            "lazify_compile": lazify_compile, "scenarios": summary, "raw": data}
+            "lazify_compile": lazify_compile, "scenarios": summary, "raw": data, "failures": failures}
 
 
 # ------------------------------------------------------------------ reporting
@@ -468,7 +474,8 @@ def markdown(meta, checks, summary, tools, impls, cold=None):
             mods = c["modules"]
             if c.get("lazy_modules"):
                 mods = f"{mods} ({c['lazy_modules']} unexec.)"
-            row.append(f"**{s['ratio']:.2f}×** · {s['median_s'] * 1000:.0f} ms · {s['rss_mib']:.0f} MiB · {mods}")
+            flaky = f" ({s['failed_runs']} runs failed!)" if s.get("failed_runs") else ""
+            row.append(f"**{s['ratio']:.2f}×** · {s['median_s'] * 1000:.0f} ms · {s['rss_mib']:.0f} MiB · {mods}{flaky}")
         out.append("| " + " | ".join(row) + " |")
     corpus = [t for t in tools if not t.startswith("floor")]
     row = ["geometric mean of ratios (tools it runs)", "1.00"]
@@ -638,7 +645,8 @@ def main(argv=None) -> int:
         return 1 if any(i == "lazify" for _, i in broken) else 0
     log("timing ...")
     fingerprint = lazify_fingerprint()
-    data = timed_rounds(venv, workdir, cwd, tools, impls, working, args.rounds, args.warmup)
+    expected_rc = {t: checks[t]["plain"]["rc"] for t in tools}
+    data = timed_rounds(venv, workdir, cwd, tools, impls, working, args.rounds, args.warmup, expected_rc)
     summary = summarise(data, impls, tools)
     meta["lazify_sources_changed_during_timing"] = lazify_fingerprint() != fingerprint
     if meta["lazify_sources_changed_during_timing"]:
