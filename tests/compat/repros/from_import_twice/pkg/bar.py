@@ -1,0 +1,2 @@
+print("pkg.bar executed")
+raise AttributeError("broken at import")
