@@ -49,17 +49,23 @@ def rewrite_file(path: str) -> tuple[bytes, bytes]:
     except (ValueError, RecursionError, MemoryError) as e:
         raise _Failed(f"{path}: {type(e).__name__}: {e}") from None
     module, is_package = module_name_for(path)
-    plan = _plan.plan_module(tree, module=module, is_package=is_package, source=None)
-    if not plan.rewrite:
-        return data, data
     import libcst
 
     try:
+        plan = _plan.plan_module(tree, module=module, is_package=is_package, source=None)
+        if not plan.rewrite:
+            return data, data
         return data, emit_cst(data, plan)
     except libcst.ParserSyntaxError as e:
         # Valid for this Python, but newer syntax than the installed libcst knows.
         message = (e.message.strip().splitlines() or ["cannot parse"])[0]
         raise _Failed(f"{path}:{e.raw_line}:{e.raw_column + 1}: libcst: {message}") from None
+    except Exception as e:
+        # A lazify bug (the planner, or a plan the emitter cannot apply): as `check`
+        # reports it, unless LAZIFY_STRICT asks for the traceback.
+        if os.environ.get("LAZIFY_STRICT", "") not in ("", "0"):
+            raise
+        raise _Failed(f"{path}: lazify internal error: {type(e).__name__}: {e} (please report it)") from None
 
 
 def cmd_rewrite(args: argparse.Namespace) -> int:
@@ -127,6 +133,7 @@ def _diff(args: argparse.Namespace) -> int:
     produced: set[str] = set()
     for top in args.paths:
         for file, rel in _files_under(top):
+            produced.add(os.path.normpath(rel))
             try:
                 original, new = rewrite_file(file)
             except _Failed as e:
@@ -138,7 +145,6 @@ def _diff(args: argparse.Namespace) -> int:
                 if new != original:
                     _print_diff(original, new, file, _label("a", shown), _label("b", shown))
                 continue
-            produced.add(os.path.normpath(rel))
             reviewed_path = os.path.join(args.check, rel)
             try:
                 with open(reviewed_path, "rb") as f:

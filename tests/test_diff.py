@@ -308,3 +308,27 @@ def test_libcst_parse_failure_reported(project, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert re.search(r"src/app/lazy\.py:\d+:\d+: libcst: parser error", err), err
     assert sorted(_files(project / "out")) == ["__init__.py", "plain.py", "sub/__init__.py", "sub/deep.py"]
+
+
+def test_diff_check_parse_error_is_not_a_stale_file(project, capsys):
+    assert main(["rewrite", "src/app", "-o", "reviewed"]) == 0
+    (project / "src/app/plain.py").write_text("x = (\n")
+    assert main(["diff", "src/app", "--check", "reviewed"]) == 1
+    err = capsys.readouterr().err
+    assert "src/app/plain.py:" in err and "SyntaxError" in err
+    assert "no source file" not in err
+
+
+def test_internal_error_reported_unless_strict(project, capsys, monkeypatch):
+    import lazify._emit_cst
+
+    def broken(source, plan):
+        raise lazify._emit_cst.EmitError("plan does not match")
+
+    monkeypatch.setattr(lazify._emit_cst, "emit_cst", broken)
+    monkeypatch.delenv("LAZIFY_STRICT", raising=False)
+    assert main(["diff", "src/app/lazy.py"]) == 1
+    assert "lazify internal error: EmitError: plan does not match (please report it)" in capsys.readouterr().err
+    monkeypatch.setenv("LAZIFY_STRICT", "1")
+    with pytest.raises(lazify._emit_cst.EmitError):
+        main(["diff", "src/app/lazy.py"])
