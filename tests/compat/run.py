@@ -85,8 +85,6 @@ PROJECTS = {
                          probe="itsdangerous.serializer", tests="tests"),
     "pygments": dict(version="2.21.0", deps=["pytest~=8.2", "wcag-contrast-ratio"],
                      probe="pygments.lexers", tests="tests"),
-    "markdown": dict(version="3.11.3", deps=["pytest", "pyyaml"], probe="markdown.core",
-                     tests="tests"),
     "docutils": dict(version="0.23", deps=["pytest", "pygments"], probe="docutils.core",
                      tests="test"),
 }
