@@ -89,8 +89,6 @@ testpaths = ["tests"]
 line-length = 100
 """
 
-TOOLS_DEFAULT = list(TOOLS)
-
 IMPLS = ["plain", "lazify", "lazify_mpmath", "demandimport", "defer_imports", "lazyloader"]
 
 #: implementation -> directory holding its sitecustomize.py (--extra-impl adds to it)
@@ -556,8 +554,8 @@ def main(argv=None) -> int:
     ap.add_argument("--cold-rounds", type=int, default=3, help="cold-cache rounds (default 3; 0 skips)")
     ap.add_argument("--cold-impls", default=",".join(IMPLS),
                     help="implementations in the cold-cache run (default: the built-in ones, not --extra-impl)")
-    ap.add_argument("--tools", default=",".join(TOOLS), help="comma-separated subset of: " + ",".join(TOOLS))
-    ap.add_argument("--impls", default=",".join(IMPLS), help="comma-separated subset of: " + ",".join(IMPLS))
+    ap.add_argument("--tools", default=None, help="comma-separated subset of: " + ",".join(TOOLS))
+    ap.add_argument("--impls", default=None, help="comma-separated subset of: " + ",".join(IMPLS))
     ap.add_argument("--extra-impl", action="append", default=[], metavar="NAME=DIR",
                     help="also measure the sitecustomize.py in DIR under NAME (e.g. a patched lazify)")
     ap.add_argument("--report", type=Path, metavar="RESULTS_JSON",
@@ -566,10 +564,24 @@ def main(argv=None) -> int:
     ap.add_argument("--check-only", action="store_true", help="only compare outputs with plain; no timing")
     ap.add_argument("--out", type=Path, default=HERE / "results.json", help="results JSON (default: next to run.py)")
     args = ap.parse_args(argv)
+    if args.report:
+        res = json.loads(args.report.read_text())
+        TOOLS.update(res["tools"])
+        want_i = set(args.impls.split(",")) if args.impls else set(res["implementations"])
+        want_t = set(args.tools.split(",")) if args.tools else set(res["tools"])
+        r_impls = [i for i in res["implementations"] if i in want_i or i == "plain"]
+        r_tools = [t for t in res["tools"] if t in want_t or t == "floor"]
+        cold = res.get("cold")
+        if cold:
+            for scen in cold["scenarios"].values():
+                for t in scen:
+                    scen[t] = {i: v for i, v in scen[t].items() if i in r_impls}
+        print(markdown(res["meta"], res["checks"], res["summary"], r_tools, r_impls, cold))
+        return 0
     if args.quick:
         args.rounds, args.warmup, args.cold_rounds = 3, 1, 0
-    tools = [t for t in args.tools.split(",") if t]
-    impls = [i for i in args.impls.split(",") if i]
+    tools = [t for t in (args.tools or ",".join(TOOLS)).split(",") if t]
+    impls = [i for i in (args.impls or ",".join(IMPLS)).split(",") if i]
     for spec in args.extra_impl:
         name, sep, directory = spec.partition("=")
         if not sep or not (Path(directory) / "sitecustomize.py").is_file():
@@ -587,20 +599,6 @@ def main(argv=None) -> int:
     if "floor" not in tools:
         tools.insert(0, "floor")
 
-    if args.report:
-        res = json.loads(args.report.read_text())
-        TOOLS.update(res["tools"])
-        want_i = set(args.impls.split(",")) if args.impls != ",".join(IMPLS) else set(res["implementations"])
-        want_t = set(args.tools.split(",")) if args.tools != ",".join(TOOLS_DEFAULT) else set(res["tools"])
-        r_impls = [i for i in res["implementations"] if i in want_i or i == "plain"]
-        r_tools = [t for t in res["tools"] if t in want_t or t == "floor"]
-        cold = res.get("cold")
-        if cold:
-            for scen in cold["scenarios"].values():
-                for t in scen:
-                    scen[t] = {i: v for i, v in scen[t].items() if i in r_impls}
-        print(markdown(res["meta"], res["checks"], res["summary"], r_tools, r_impls, cold))
-        return 0
     python = shutil.which(args.python) or args.python
     workdir = args.workdir.resolve()
     workdir.mkdir(parents=True, exist_ok=True)
