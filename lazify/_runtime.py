@@ -30,6 +30,10 @@ _MISSING = object()
 DEFAULT_EXCLUDING = {
     "sympy": "import-time registration order: `Catalan = S.Catalan` in "
              "sympy.core needs `.numbers` imported first (broke cfn-lint)",
+    "mpmath": "`from . import zetazeros` and its siblings in mpmath.functions run "
+              "only to register functions on the context classes; the names are "
+              "never read, so lazily they never run and `mp.zetazero` is missing "
+              "(broke cfn-lint, through sympy)",
 }
 
 
