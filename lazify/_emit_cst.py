@@ -7,7 +7,9 @@ encoding and newlines byte for byte, and every original line keeps its line numb
 Generated statements are joined to an existing line with ``"; "`` for that reason, or
 take the place of a blank line; a new line is added only where neither is possible (the
 header before a compound first statement, a chain call after a compound statement that
-no simple statement follows).
+no simple statement follows). A parenthesised ``from`` import keeps its lines: the call
+that replaces it is laid out like it, and removed aliases leave their comments behind.
+Only imports continued with a backslash can lose lines.
 
 libcst is imported inside :func:`emit_cst`: it is slow to import (and to parse, about 75 ms
 per stdlib file here), so it is never on the import hook's path.
@@ -32,6 +34,7 @@ def header_code(plan: Plan) -> str:
     if not names:
         return HEADER
     return HEADER[: -len(")")] + "".join(f", {name!r}" for name in names) + ")"
+
 
 # Lines as CPython and libcst's PositionProvider count them (not str.splitlines, which
 # also splits on \f, \v, \x1c... and would shift every later line).
