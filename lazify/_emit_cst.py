@@ -9,7 +9,7 @@ take the place of a blank line; a new line is added only where neither is possib
 header before a compound first statement, a chain call after a compound statement that
 no simple statement follows). A parenthesised ``from`` import keeps its lines: the call
 that replaces it is laid out like it, and removed aliases leave their comments behind.
-Only imports continued with a backslash can lose lines.
+An import continued with backslashes keeps them in the call, unless it keeps eager names.
 
 libcst is imported inside :func:`emit_cst`: it is slow to import (and to parse, about 75 ms
 per stdlib file here), so it is never on the import hook's path.
@@ -256,8 +256,9 @@ def _make_applier(cst):
                 call = f"{NAMESPACE}.__lazy_from__({args})"
             kept = [a for a, n in zip(aliases, site.names) if not n.lazy]
             if not kept:
-                if isinstance(node, cst.ImportFrom) and node.lpar is not None:
-                    return [cst.Expr(_spread_call(cst, node, module, [alias_text(a) for a in aliases]))]
+                if _spans_lines(cst, node):
+                    spread = _spread_call(cst, node, None if site.kind == "import" else module, written)
+                    return [cst.Expr(spread)]
                 return [small(call)]
             if isinstance(node, cst.ImportFrom) and node.lpar is not None:
                 keep = [not n.lazy for n in site.names]
@@ -393,26 +394,42 @@ def _is_doc_or_future(cst, node, first: bool) -> bool:
     return first and isinstance(node, cst.Expr) and isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString))
 
 
-def _spread_call(cst, node, module: str, aliases: list[str]):
-    """``__lazy_from__(...)`` laid out like the parenthesised import it replaces.
+def _spread_call(cst, node, module: str | None, aliases: list[str]):
+    """The registration call laid out like the multi-line import it replaces.
 
-    Each argument takes the line break, indent and comment of the alias it stands for,
-    so a multi-line ``from m import (...)`` keeps its comments and its line count.
+    Each argument takes the line break, indent and comment of the alias it stands for, so
+    ``from m import (...)`` over several lines (or an import continued with backslashes)
+    keeps its comments and its line count. *module* is None for ``import a, b``.
     """
-    after_lpar = node.lpar.whitespace_after
-    if isinstance(after_lpar, cst.SimpleWhitespace) and not after_lpar.value:
-        after_lpar = cst.SimpleWhitespace(" ")
-    args = [
-        cst.Arg(
-            cst.SimpleString(repr(module)),
-            comma=cst.Comma(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=after_lpar),
+    args = []
+    if module is not None:
+        after = cst.SimpleWhitespace(" ")
+        if node.lpar is not None:
+            after = node.lpar.whitespace_after
+            if isinstance(after, cst.SimpleWhitespace) and not after.value:
+                after = cst.SimpleWhitespace(" ")
+        args.append(
+            cst.Arg(
+                cst.SimpleString(repr(module)),
+                comma=cst.Comma(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=after),
+            )
         )
-    ]
     for text, alias in zip(aliases, node.names):
         args.append(cst.Arg(cst.SimpleString(repr(text)), comma=alias.comma))
-    args[-1] = args[-1].with_changes(whitespace_after_arg=node.rpar.whitespace_before)
-    func = cst.Attribute(value=cst.Name(NAMESPACE), attr=cst.Name("__lazy_from__"))
+    if getattr(node, "rpar", None) is not None:
+        args[-1] = args[-1].with_changes(whitespace_after_arg=node.rpar.whitespace_before)
+    method = "__lazy_import__" if module is None else "__lazy_from__"
+    func = cst.Attribute(value=cst.Name(NAMESPACE), attr=cst.Name(method))
     return cst.Call(func=func, args=args)
+
+
+def _spans_lines(cst, node) -> bool:
+    """Whether the import's aliases are spread over several lines."""
+    if getattr(node, "lpar", None) is not None:
+        return True
+    return any(
+        isinstance(a.comma, cst.Comma) and "\n" in _code(cst, a.comma.whitespace_after) for a in node.names
+    )
 
 
 def _remove_parenthesized(cst, node, keep: list[bool]):
