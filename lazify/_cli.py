@@ -457,11 +457,16 @@ def _run_module(name: str, argv: list[str]) -> int:
     if spec is None:
         print(f"lazify run: No module named {name}", file=sys.stderr)
         return 1
+    return _through_runpy(runpy.run_module, name, run_name="__main__", alter_sys=True)
+
+
+def _through_runpy(run, *args, **kwargs) -> int:
+    """Run with runpy; report as python would (exit code, traceback)."""
     try:
-        runpy.run_module(name, run_name="__main__", alter_sys=True)
+        run(*args, **kwargs)
     except ImportError as e:
         if _raised_in_runpy(e):
-            # runpy's own "cannot be directly executed" and the like: python -m prints
+            # runpy's own "cannot be directly executed" and the like: python prints
             # just the message.
             print(f"lazify run: {e}", file=sys.stderr)
             return 1
@@ -510,16 +515,7 @@ def _run_script(path: str, argv: list[str], *, rewrite: bool = False) -> int:
         # the entry python made for lazify (its bin directory or the cwd) first.
         if sys.path and not (sys.flags.isolated or getattr(sys.flags, "safe_path", False)):
             del sys.path[0]
-        try:
-            runpy.run_path(path, run_name="__main__")
-        except ImportError as e:
-            if _raised_in_runpy(e):
-                print(f"lazify run: {e}", file=sys.stderr)
-                return 1
-            return _report(e)
-        except BaseException as e:
-            return _report(e)
-        return 0
+        return _through_runpy(runpy.run_path, path, run_name="__main__")
     _set_path0(os.path.dirname(os.path.realpath(path)))
     try:
         code = _script_code(os.path.abspath(path), rewrite)

@@ -179,6 +179,7 @@ def _loaded(name):
 # pending anywhere.
 _pending = [0]              # pending entries in all modules
 _all_states: list = []      # states of all rewritten modules, in creation order
+_package_states: list = []  # the rewritten packages among them
 
 
 def _find_spec(fullname, path):
@@ -212,9 +213,6 @@ def _catch_up(fullname, found):
                     progress = True
                     if found():
                         return
-
-
-_package_states: list = []  # states of rewritten packages
 
 
 def _pending_changed(delta):
