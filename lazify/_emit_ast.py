@@ -34,6 +34,28 @@ def _namespace_call(method, args, span):
     return _located(ast.Expr(value=call), span)
 
 
+def annotated_decorator(names, span):
+    """``@__lazy__.__lazy_annotated__(*names)``, innermost: the function's
+    annotations dict imports those names when read."""
+    call = ast.Call(
+        func=ast.Attribute(value=ast.Name(id=NAMESPACE, ctx=ast.Load()),
+                           attr="__lazy_annotated__", ctx=ast.Load()),
+        args=[ast.Constant(value=name) for name in names], keywords=[])
+    return _located(call, span)
+
+
+def annotations_statement(names, span):
+    """``__annotations__ = __lazy__.__lazy_annotations__(__annotations__, *names)``
+    in a class body, before its first annotated assignment."""
+    call = ast.Call(
+        func=ast.Attribute(value=ast.Name(id=NAMESPACE, ctx=ast.Load()),
+                           attr="__lazy_annotations__", ctx=ast.Load()),
+        args=[ast.Name(id="__annotations__", ctx=ast.Load()),
+              *(ast.Constant(value=name) for name in names)], keywords=[])
+    assign = ast.Assign(targets=[ast.Name(id="__annotations__", ctx=ast.Store())], value=call)
+    return _located(assign, span)
+
+
 def header_statements(span, fallback_names=()):
     """``from lazify._runtime import __lazy_module__ as __lazy__`` and
     ``__lazy__ = __lazy__(globals(), *fallback_names)``."""
@@ -92,9 +114,13 @@ class _Emitter:
                       if site.any_lazy or (site.names and site.names[0].alias == "*")}
         self.refs = {(ref.span[0], ref.span[1]) for ref in plan.references}
         self.chain = set(plan.chain_after)
+        self.decorate = {o.span: o.names for o in plan.annotation_owners if o.kind == "def"}
+        self.before = {o.span: o.names for o in plan.annotation_owners if o.kind == "class"}
         lines = {span[0] for span in self.sites}
         lines.update(line for line, _col in self.refs)
         lines.update(span[0] for span in self.chain)
+        lines.update(span[0] for span in self.decorate)
+        lines.update(span[0] for span in self.before)
         self.lines = sorted(lines)
 
     def touches(self, node) -> bool:
@@ -116,6 +142,14 @@ class _Emitter:
                 out.append(stmt)
                 continue
             span = (stmt.lineno, stmt.col_offset, stmt.end_lineno, stmt.end_col_offset)
+            # zero-width at the statement's start: see the chain call below
+            start = (span[0], span[1], span[0], span[1])
+            names = self.before.get(span)
+            if names is not None and isinstance(stmt, ast.AnnAssign):
+                out.append(annotations_statement(names, start))
+            names = self.decorate.get(span)
+            if names is not None and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                stmt.decorator_list.append(annotated_decorator(names, start))
             site = self.sites.get(span) if isinstance(stmt, (ast.Import, ast.ImportFrom)) else None
             if site is not None:
                 out.extend(_site_statements(stmt, site))
@@ -126,7 +160,6 @@ class _Emitter:
                 # positioned at the start of the statement it follows: a
                 # multi-line span would make the compiler derive positions
                 # inside the user's code
-                start = (span[0], span[1], span[0], span[1])
                 out.append(_namespace_call("__lazy_chain__", (), start))
         return out
 

@@ -7,7 +7,8 @@ encoding and newlines byte for byte, and every original line keeps its line numb
 Generated statements are joined to an existing line with ``"; "`` for that reason, or
 take the place of a blank line; a new line is added only where neither is possible (the
 header before a compound first statement, a chain call after a compound statement that
-no simple statement follows). A parenthesised ``from`` import keeps its lines: the call
+no simple statement follows, the decorator that makes a function's annotations import on
+read, unless a blank line is right above its ``def``). A parenthesised ``from`` import keeps its lines: the call
 that replaces it is laid out like it, and removed aliases leave their comments behind.
 An import continued with backslashes keeps them in the call, unless it keeps eager names.
 
@@ -112,6 +113,10 @@ def _make_applier(cst):
                 if s.any_lazy or any(n.alias == "*" for n in s.names)
             }
             self.chains = {(s[0], s[1]) for s in plan.chain_after}
+            owners = getattr(plan, "annotation_owners", ())
+            self.decorate = {(o.span[0], o.span[1]): o.names for o in owners if o.kind == "def"}
+            self.before = {(o.span[0], o.span[1]): o.names for o in owners if o.kind == "class"}
+            self.done_owners: set = set()
             self.done_refs: set = set()
             self.done_sites: set = set()
             self.done_chains: set = set()
@@ -140,6 +145,9 @@ def _make_applier(cst):
                 f"import {s.statement!r} at {k}" for k, s in self.sites.items() if k not in self.done_sites
             ]
             missing += [f"__getattr__/__dir__ binding at {k}" for k in self.chains - self.done_chains]
+            missing += [
+                f"annotated def or class at {k}" for k in {*self.decorate, *self.before} - self.done_owners
+            ]
             if not self.header_done:
                 missing.append(f"header after line {self.plan.header_after_line}")
             if missing:
@@ -221,6 +229,12 @@ def _make_applier(cst):
                 key = self.start(orig)
                 site = self.sites.get(key) if isinstance(orig, (cst.Import, cst.ImportFrom)) else None
                 new = [upd] if site is None else self.apply_site(key, site, upd)
+                names = self.before.get(key) if isinstance(orig, cst.AnnAssign) else None
+                if names is not None:
+                    self.done_owners.add(key)
+                    args = "".join(f", {name!r}" for name in names)
+                    new.insert(0, small(
+                        f"__annotations__ = {NAMESPACE}.__lazy_annotations__(__annotations__{args})"))
                 if key in self.chains:
                     self.done_chains.add(key)
                     new.append(small(f"{NAMESPACE}.__lazy_chain__()"))
@@ -267,6 +281,23 @@ def _make_applier(cst):
                 # Without parentheses a trailing comma is a syntax error.
                 kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
             return [node.with_changes(names=kept), small(call)]
+
+        # ------------------------------------------------------------ annotations
+
+        def leave_FunctionDef(self, original, updated):
+            key = self.start(original)
+            names = self.decorate.get(key)
+            if names is None:
+                return updated
+            self.done_owners.add(key)
+            call = f"{NAMESPACE}.__lazy_annotated__({', '.join(map(repr, names))})"
+            decorator = cst.Decorator(decorator=cst.parse_expression(call))
+            leading = list(updated.leading_lines)
+            if not updated.decorators and leading and is_blank(leading[-1]):
+                # It takes the blank line above the def: no line moves.
+                leading = leading[:-1]
+            return updated.with_changes(
+                decorators=[*updated.decorators, decorator], leading_lines=leading)
 
         # ------------------------------------------------------------ blocks
 

@@ -40,6 +40,9 @@ class ImportedName:
     used_at_import: int | None
     #: lazy, and never read anywhere in the module
     unused: bool
+    #: lazy, and named in deferred annotations of functions or classes: it
+    #: is imported when one of those annotation dicts is read
+    in_annotations: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -83,6 +86,24 @@ class Reference:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class AnnotationOwner:
+    """A function or class whose deferred annotations name lazy imports.
+
+    The emitters give it an annotations dict that imports those names when
+    read (``typing.get_type_hints``, ``dataclasses``, ``inspect``), because
+    whoever reads it then evaluates the strings against the module's globals.
+    """
+
+    #: "def": ``span`` is the def statement, which gets an innermost
+    #: decorator; "class": ``span`` is the first annotated assignment
+    #: directly in its body, which gets a statement before it
+    kind: str
+    span: Span
+    #: the lazy names its annotations mention, sorted
+    names: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class Plan:
     """Everything an emitter needs, and everything ``check`` reports."""
 
@@ -104,6 +125,8 @@ class Plan:
     #: while blocks.  The header passes them to the runtime, which lets such
     #: a read fall back to builtins or raise NameError, as a global read does.
     fallback_names: tuple[str, ...] = ()
+    #: functions and classes whose annotations import lazy names when read
+    annotation_owners: tuple[AnnotationOwner, ...] = ()
 
     @property
     def lazy_names(self) -> frozenset[str]:
@@ -124,11 +147,14 @@ _DYNAMIC_CALLS = frozenset({"globals", "vars", "locals", "dir", "eval", "exec"})
 _LAZIFY_NAMESPACE_FUNCS = frozenset({"is_lazy_import", "resolve_all"})
 _HARMLESS_GLOBALS_METHODS = frozenset({"update", "__setitem__"})
 _DEFERS_ALL_ANNOTATIONS = sys.version_info >= (3, 14)
+#: Annotation dicts that import on read need ``__annotations__`` to be the
+#: dict a function or class body fills; PEP 649 (3.14) computes it instead.
+_WRAPS_ANNOTATIONS = not _DEFERS_ALL_ANNOTATIONS
 
 
 class _Scope:
     __slots__ = ("kind", "parent", "bound", "global_decl", "nonlocal_decl",
-                 "class_first_bind", "stmt_index", "direct", "at_import")
+                 "class_first_bind", "stmt_index", "direct", "at_import", "node")
 
     def __init__(self, kind, parent, at_import):
         self.kind = kind
@@ -144,6 +170,8 @@ class _Scope:
         self.direct = False
         #: whether code in this scope runs when the module is imported
         self.at_import = at_import
+        #: class scopes: the ClassDef (function scopes: None)
+        self.node = None
 
 
 class _Load:
@@ -200,6 +228,12 @@ class _Walker:
         self.module_rebinds = {}     # name -> first line of a non-import binding
         self.dynamic = None          # first line that reads the namespace dynamically
         self.annotation_names = set()
+        #: names in annotations no owner can wrap (module level, or a class
+        #: body's nested block): they stay eager
+        self.eager_annotation_names = set()
+        #: id(def or class node) -> [kind, span, names] for wrappable owners
+        self.owners = {}
+        self.owner = None            # the owner being visited, or None
         self.docstring_sources = []
         self.chain_after = []
         self.module_stmt = None      # innermost statement at module scope
@@ -428,9 +462,12 @@ class _Walker:
             self._deferred_names(node)
 
     def _deferred_names(self, node):
+        owner = self.owner
+        names = self.eager_annotation_names if owner is None else owner[2]
         for sub in ast.walk(node):
             if isinstance(sub, ast.Name):
                 self.annotation_names.add(sub.id)
+                names.add(sub.id)
             elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
                 self._string_annotation(sub.value)
 
@@ -452,12 +489,26 @@ class _Walker:
             self.generic_visit(param)
         self.scope = scope.parent
 
+    def _own(self, key, kind, span):
+        """Make the owner ``key`` current; return the previous one."""
+        outer = self.owner
+        if _WRAPS_ANNOTATIONS:
+            owner = self.owners.get(key)
+            if owner is None:
+                owner = self.owners[key] = [kind, span, set()]
+            self.owner = owner
+        else:
+            self.owner = None
+        return outer
+
     def visit_FunctionDef(self, node):
         for decorator in node.decorator_list:
             self.visit(decorator)
+        outer = self._own(id(node), "def", _span(node))
         params = self._arguments(node.args, annotations=True)
         if node.returns is not None:
             self.annotation(node.returns)
+        self.owner = outer
         self._type_params(node)
         self.bind(node.name, node.lineno)
         outer_context = len(self.context)
@@ -491,6 +542,7 @@ class _Walker:
         self.bind(node.name, node.lineno)
         self.context.append(Reason.CLASS)
         scope = self._enter(_CLASS, self.scope.at_import)
+        scope.node = node
         for param in getattr(node, "type_params", ()) or ():
             scope.bound.add(param.name)
         self._docstring(node)
@@ -537,7 +589,15 @@ class _Walker:
             return
         if node.value is not None or not isinstance(node.target, ast.Name):
             self.visit(node.target)  # ``x: int`` alone binds nothing here
+        scope = self.scope
+        if scope.kind == _CLASS and scope.direct:
+            # the first of these in a class body gets the statement that
+            # makes its __annotations__ import on read
+            outer = self._own(id(scope.node), "class", _span(node))
+        else:
+            outer, self.owner = self.owner, None
         self.annotation(node.annotation)
+        self.owner = outer
 
     # -- eager-making constructs --------------------------------------------
 
@@ -848,10 +908,13 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
                              class_shadow=class_shadow)
             loads = global_loads.get(bound, ()) if reason is None else ()
             at_import = [ld.node.lineno for ld in loads if ld.at_import]
+            in_annotations = reason is None and bound in walker.annotation_names
             names.append(ImportedName(
                 name=bound, alias=alias_text, module=target, lazy=reason is None,
                 reason=reason, used_at_import=min(at_import) if at_import else None,
-                unused=reason is None and not loads and bound not in walker.exported))
+                unused=reason is None and not loads and not in_annotations
+                and bound not in walker.exported,
+                in_annotations=in_annotations))
             if reason is None:
                 lazy_names.add(bound)
         imports.append(ImportSite(
@@ -870,12 +933,19 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
         if name in _BUILTIN_NAMES or name not in unconditional))
     has_star = any(n.alias == "*" for site in imports for n in site.names)
     rewrite = not walker.uses_reserved and bool(lazy_names or has_star or is_package)
+    owners = []
+    if rewrite:
+        for kind, span, mentioned in walker.owners.values():
+            names = mentioned & lazy_names
+            if names:
+                owners.append(AnnotationOwner(kind=kind, span=span, names=tuple(sorted(names))))
     return Plan(
         module=module, is_package=is_package, imports=tuple(imports),
         references=references if rewrite else (),
         chain_after=tuple(walker.chain_after) if rewrite and lazy_names else (),
         header_after_line=_header_after_line(tree),
-        fallback_names=fallback_names if rewrite else (), rewrite=rewrite)
+        fallback_names=fallback_names if rewrite else (), rewrite=rewrite,
+        annotation_owners=tuple(sorted(owners, key=lambda owner: owner.span)))
 
 
 _SHADOW = 2
@@ -930,7 +1000,7 @@ def _reason(site, node, bound, target, is_from, *, excluded, walker, multiply_bo
         # ``from .x import x`` (or ``... as x``) in a package __init__: any
         # later ``import pkg.x`` sets ``pkg.x`` to the submodule.
         return Reason.SUBMODULE_NAME
-    if bound in walker.annotation_names:
+    if bound in walker.eager_annotation_names:
         return Reason.DEFERRED_ANNOTATION
     if bound in doctest_names:
         return Reason.DOCTEST

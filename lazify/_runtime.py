@@ -12,7 +12,8 @@ non-data descriptor on the per-module class, which imports, binds the real
 object into the module dict, and deletes itself from the class.
 
 The names the generated code calls (``__lazy_module__``, ``__lazy_import__``,
-``__lazy_from__``, ``__lazy_chain__``, ``__lazy_star__``) are the stable
+``__lazy_from__``, ``__lazy_chain__``, ``__lazy_star__``, ``__lazy_annotated__``,
+``__lazy_annotations__``) are the stable
 interface of the cached bytecode: renaming one needs a cache-format bump.
 
 This module is on every user's start-up path: it imports nothing but
@@ -563,6 +564,99 @@ class _Unbound:
 
 
 # ---------------------------------------------------------------------------
+# Annotations that import on read.
+
+class _Annotations(dict):
+    """An ``__annotations__`` dict that resolves the lazy names its deferred
+    annotations mention before anything reads a value.
+
+    Whoever reads a deferred annotation evaluates the string against the
+    module's globals (``typing.get_type_hints``, ``dataclasses``,
+    ``inspect.get_annotations``), where a pending name is missing.  Keys,
+    length and membership need nothing; every way to a value goes through
+    :meth:`_lazify_resolve`.  ``__iter__`` is overridden only so that
+    ``dict(ann)`` and ``{**ann}`` take the path that calls ``keys`` and
+    ``__getitem__`` instead of copying the storage directly.
+    """
+
+    __slots__ = ("_lazify_state", "_lazify_names")
+
+    def _lazify_resolve(self):
+        names = self._lazify_names
+        if not names:
+            return
+        self._lazify_names = ()      # a read from inside the import: no loop
+        state = self._lazify_state
+        namespace = state.namespace
+        for index, name in enumerate(names):
+            if name in state.pending and name not in namespace:
+                try:
+                    state.resolve(name)
+                except BaseException:
+                    self._lazify_names = names[index:]
+                    raise
+
+    def __iter__(self):
+        return dict.__iter__(self)
+
+    def __getitem__(self, key):
+        self._lazify_resolve()
+        return dict.__getitem__(self, key)
+
+    def get(self, key, default=None):
+        self._lazify_resolve()
+        return dict.get(self, key, default)
+
+    def items(self):
+        self._lazify_resolve()
+        return dict.items(self)
+
+    def values(self):
+        self._lazify_resolve()
+        return dict.values(self)
+
+    def copy(self):
+        self._lazify_resolve()
+        return dict(dict.items(self))
+
+    def pop(self, *args):
+        self._lazify_resolve()
+        return dict.pop(self, *args)
+
+    def popitem(self):
+        self._lazify_resolve()
+        return dict.popitem(self)
+
+    def setdefault(self, key, default=None):
+        self._lazify_resolve()
+        return dict.setdefault(self, key, default)
+
+    def __or__(self, other):
+        self._lazify_resolve()
+        return dict.__or__(dict(dict.items(self)), other)
+
+    def __ror__(self, other):
+        self._lazify_resolve()
+        return dict.__or__(dict(other), dict(dict.items(self)))
+
+    def __reduce_ex__(self, protocol):
+        self._lazify_resolve()
+        return dict, (dict(dict.items(self)),)
+
+
+def _annotations(state, ann, names):
+    """``ann`` itself when all ``names`` are bound already, else a copy that
+    imports them when read."""
+    namespace = state.namespace
+    if type(ann) is not dict or all(name in namespace for name in names):
+        return ann
+    wrapped = _Annotations(ann)
+    wrapped._lazify_state = state
+    wrapped._lazify_names = names
+    return wrapped
+
+
+# ---------------------------------------------------------------------------
 # The namespace object.
 
 class _Namespace:
@@ -591,6 +685,25 @@ class _Namespace:
             attr, _, asname = alias.partition(" as ")
             state.register(asname or attr, _Entry(
                 _FROM, name, level, attr, lineno, f"from {module} import {alias}", siblings))
+
+    def __lazy_annotated__(self, *names):
+        """Innermost decorator of a function whose annotations name lazy imports."""
+        state = type(self).__lazify_state__
+
+        def decorate(func):
+            try:
+                ann = func.__annotations__
+                wrapped = _annotations(state, ann, names)
+                if wrapped is not ann:
+                    func.__annotations__ = wrapped
+            except (AttributeError, TypeError):
+                pass
+            return func
+        return decorate
+
+    def __lazy_annotations__(self, ann, *names):
+        """A class body's ``__annotations__``, before its first annotation."""
+        return _annotations(type(self).__lazify_state__, ann, names)
 
     def __lazy_chain__(self):
         type(self).__lazify_state__.chain()

@@ -107,6 +107,8 @@ def render(plan) -> str:
         lines.append(f"ref {ref.name} {ref.span[0]}:{ref.span[1]}")
     if getattr(plan, "fallback_names", ()):
         lines.append("fallback " + " ".join(plan.fallback_names))
+    for owner in plan.annotation_owners:
+        lines.append(f"annotated {owner.kind} {owner.span[0]}:{owner.span[1]} {' '.join(owner.names)}")
     return "\n".join(lines) + "\n"
 
 
