@@ -23,6 +23,11 @@ UNUSED_WARNING = (
 )
 
 
+ANNOTATIONS_NOTE = (
+    "in annotations: imported when a function's or class's annotations naming it are read"
+)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``lazify`` command line and return its exit code."""
     parser = _build_parser()
@@ -276,6 +281,7 @@ def _json_report(results: list[dict]) -> dict:
                 "reason": None if n.reason is None else _reason_code(n.reason),
                 "used_at_import": n.used_at_import,
                 "unused": bool(n.unused),
+                "in_annotations": bool(getattr(n, "in_annotations", False)),
             }
             for site, n in _rows(r)
         ]
@@ -325,6 +331,8 @@ def _verdict_words(n) -> tuple[str, str]:
         notes.append(f"used at import time (line {n.used_at_import})")
     if n.unused:
         notes.append(UNUSED_WARNING)
+    if getattr(n, "in_annotations", False):
+        notes.append(ANNOTATIONS_NOTE)
     return "lazy", "; ".join(notes)
 
 

@@ -112,7 +112,7 @@ def test_check_json_shape(tmp_path, capsys):
     assert entry["error"] is None
     keys = {
         "line", "col", "statement", "name", "module", "verdict", "reason",
-        "used_at_import", "unused",
+        "used_at_import", "unused", "in_annotations",
     }
     for imp in entry["imports"]:
         assert set(imp) == keys
@@ -127,6 +127,7 @@ def test_check_json_shape(tmp_path, capsys):
         "reason": None,
         "used_at_import": None,
         "unused": False,
+        "in_annotations": False,
     }
     assert imports["readline"]["verdict"] == "eager"
     assert imports["readline"]["reason"] == "try"

@@ -66,8 +66,11 @@ def test_positions_of_user_code_are_kept(case):
     skip = _generated_lines(tree)
     first = tree.body[header_index(tree)] if header_index(tree) < len(tree.body) else None
     header_line = first.lineno if first is not None else None
-    # chain calls sit at the start of the statement they follow
-    chains = {(l, l, c, c) for (l, c, _el, _ec) in plan_module(tree, module="pkg.input").chain_after}
+    # chain calls, annotation decorators and statements sit, zero-width, at the start
+    # of the statement they follow or belong to
+    plan = plan_module(tree, module="pkg.input")
+    spans = [*plan.chain_after, *(owner.span for owner in plan.annotation_owners)]
+    chains = {(l, l, c, c) for (l, c, _el, _ec) in spans}
     extra = {p for p in rewritten - original
              if p[0] not in skip and p[0] != header_line and p not in chains}
     assert not extra, sorted(extra)
