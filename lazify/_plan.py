@@ -234,6 +234,7 @@ class _Walker:
         #: id(def or class node) -> [kind, span, names] for wrappable owners
         self.owners = {}
         self.owner = None            # the owner being visited, or None
+        self.in_annotation = False   # visiting an evaluated annotation
         self.docstring_sources = []
         self.chain_after = []
         self.module_stmt = None      # innermost statement at module scope
@@ -453,7 +454,9 @@ class _Walker:
         if evaluated is None:
             evaluated = not self.future_annotations
         if evaluated:
+            outer, self.in_annotation = self.in_annotation, True
             self.visit(node)
+            self.in_annotation = outer
             # String parts are still evaluated later by get_type_hints.
             for sub in ast.walk(node):
                 if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
@@ -667,6 +670,13 @@ class _Walker:
             for arg in node.args:
                 if _is_globals_call(arg):
                     self.harmless_calls.add(id(arg))
+        elif callee in _FORWARD_REF_CALLS and not self.in_annotation:
+            # cast("Bar", x), ForwardRef("Bar"), TypeVar("T", "Bar", bound="Bar")
+            for arg in node.args[1:] if callee == "TypeVar" else node.args[:1]:
+                self._forward_ref(arg)
+            for keyword in node.keywords:
+                if keyword.arg == "bound":
+                    self._forward_ref(keyword.value)
         self.generic_visit(node)
 
     def _dynamic_call(self, name, node: ast.Call):
@@ -691,7 +701,22 @@ class _Walker:
     def visit_Subscript(self, node: ast.Subscript):
         if type(node.ctx) is not ast.Load and _is_globals_call(node.value):
             self.harmless_calls.add(id(node.value))
+        elif not self.in_annotation and _looks_generic(node.value):
+            # ``Alias = Optional["Bar"]``: a forward reference that
+            # get_type_hints evaluates, wherever the alias is used
+            elts = node.slice.elts if type(node.slice) in (ast.Tuple, ast.List) else (node.slice,)
+            for elt in elts:
+                self._forward_ref(elt)
         self.generic_visit(node)
+
+    def _forward_ref(self, node):
+        """A string outside annotations that typing evaluates later: its names
+        stay eager, since no annotations dict stands between it and the
+        module's globals."""
+        if type(node) is ast.Constant and type(node.value) is str:
+            outer, self.owner = self.owner, None
+            self._string_annotation(node.value)
+            self.owner = outer
 
     def visit_Attribute(self, node: ast.Attribute):
         if node.attr in _HARMLESS_GLOBALS_METHODS and _is_globals_call(node.value):
@@ -727,6 +752,19 @@ def _is_main_test(test) -> bool:
     sides = (test.left, test.comparators[0])
     return any(type(a) is ast.Name and a.id == "__name__" for a in sides) and any(
         type(b) is ast.Constant and b.value == "__main__" for b in sides)
+
+
+_FORWARD_REF_CALLS = frozenset({"cast", "ForwardRef", "TypeVar"})
+_BUILTIN_GENERICS = frozenset({"list", "dict", "set", "frozenset", "tuple", "type"})
+
+
+def _looks_generic(node) -> bool:
+    """``Optional``, ``typing.List``, ``list``: what a type's subscript looks
+    like (``sys.modules["json"]`` and ``CONFIG["json"]`` do not)."""
+    name = node.id if type(node) is ast.Name else (
+        node.attr if type(node) is ast.Attribute else None)
+    return name is not None and (
+        (name[:1].isupper() and not name.isupper()) or name in _BUILTIN_GENERICS)
 
 
 def _is_globals_call(node) -> bool:

@@ -39,7 +39,11 @@ _WORDS = {
     Reason.EXCLUDED: "the module is excluded",
     Reason.REBOUND: "the name is bound again at module level",
     Reason.DYNAMIC_NAMESPACE: "the module reads its own namespace (globals(), vars(), eval, exec, ...)",
-    Reason.DEFERRED_ANNOTATION: "used in an annotation evaluated later against the module namespace",
+    Reason.DEFERRED_ANNOTATION: (
+        "used in a string typing evaluates later against the module namespace, where no "
+        "annotations dict can import it on read (a module-level annotation, one in a "
+        "class-body block, a forward reference such as Optional[\"X\"] or TypeVar(bound=\"X\"))"
+    ),
     Reason.DOCTEST: "used in a doctest example",
     Reason.CLASS_SHADOW: "a class body reads it before binding the same name",
     Reason.SUBMODULE_NAME: "the name equals the submodule it comes from",

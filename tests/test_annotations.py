@@ -256,3 +256,28 @@ def test_check_reports_annotation_names(tmp_path):
     out = run_python(["-m", "lazify", "check", "shapes.py"], cwd=tmp_path, check=True).stdout
     line = next(line for line in out.splitlines() if "from textwrap import TextWrapper" in line)
     assert "lazy" in line and "annotations" in line
+
+
+def test_forward_reference_through_an_alias(tmp_path):
+    files = {
+        "mod.py": """
+            from typing import Optional, TypeVar
+            from difflib import Differ
+            from pprint import PrettyPrinter
+
+            MaybeDiffer = Optional["Differ"]
+            P = TypeVar("P", bound="PrettyPrinter")
+
+            def f(d: MaybeDiffer, p: "P") -> None:
+                pass
+        """,
+    }
+    main = """
+        import typing
+        import mod
+        hints = typing.get_type_hints(mod.f)
+        print(hints["d"], hints["p"].__bound__)
+    """
+    plain, lazy = run_both(tmp_path, main, files)
+    assert lazy == plain
+    assert "difflib.Differ" in lazy
