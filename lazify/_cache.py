@@ -6,7 +6,7 @@ because it pulls in ``contextlib``, so the same functions are taken from
 ``importlib._bootstrap_external``, which ``importlib.util`` re-exports).
 
 The files are standard pycs (16-byte header, marshalled code) under their own
-optimization tag, next to the plain pyc: ``mod.cpython-312.opt-lazify0v1v0f1h<hash>.pyc``.
+optimization tag, next to the plain pyc: ``mod.cpython-312.opt-lazify0v1v0f2h<hash>.pyc``.
 """
 
 import _imp
