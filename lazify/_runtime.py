@@ -482,6 +482,12 @@ def _make_getattr(state):
     def __getattr__(name):
         if name in state.pending:
             return state.resolve(name)
+        value = state.namespace.get(name, _MISSING)
+        if value is not _MISSING:
+            # asked through a copy of the module that replaced it in
+            # sys.modules (pygments.lexers): the name was resolved into the
+            # original's dict after the copy was made
+            return value
         value = state.submodule(name, sys._getframe(1).f_globals)
         if value is not _MISSING:
             return value

@@ -352,6 +352,34 @@ def test_module_copying_its_dict_into_a_replacement(tmp_path):
     assert lazy_output(tmp_path, files).splitlines() == ["_Replacement", "heavy executed", "42"]
 
 
+def test_from_import_of_a_name_pending_in_a_replaced_module(tmp_path):
+    # pygments.lexers: the replacement's class __getattr__ knows lexers only, and
+    # `from pygments.lexers import ClassNotFound` in a sibling must still work
+    files = {**HEAVY, "pkg/__init__.py": "", "pkg/lexers.py": """
+        import sys
+        import types
+        from heavy import VALUE
+        class _Auto(types.ModuleType):
+            def __getattr__(self, name):
+                raise AttributeError(name)
+        def used():
+            return VALUE
+        new = _Auto(__name__)
+        new.__dict__.update(sys.modules[__name__].__dict__)
+        sys.modules[__name__] = new
+    """, "pkg/sql.py": """
+        import pkg.lexers
+        pkg.lexers.used()   # resolves VALUE into the original dict, not the copy
+        from pkg.lexers import VALUE
+        def value():
+            return VALUE
+    """, "main.py": """
+        import pkg.sql
+        print(pkg.sql.value())
+    """}
+    assert lazy_output(tmp_path, files).splitlines() == ["heavy executed", "42"]
+
+
 def test_user_getattr_is_chained(tmp_path):
     out = lazy_output(tmp_path, {**HEAVY, "lazyish.py": """
         import heavy
