@@ -41,6 +41,10 @@ REWRITER_DEPS = frozenset({
     "functools", "genericpath", "inspect", "io", "keyword", "linecache", "ntpath", "opcode",
     "operator", "os", "posixpath", "re", "reprlib", "sre_compile", "sre_constants",
     "sre_parse", "stat", "symtable", "token", "tokenize", "types", "warnings", "weakref",
+    # not imported by the rewriter, but dataclasses reads sys.modules["typing"] while
+    # the planner's dataclasses are created: a half-initialised typing, rewritten on a
+    # cold cache, has no ClassVar yet
+    "typing",
 })
 
 _PLAIN = NEVER | REWRITER_DEPS

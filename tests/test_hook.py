@@ -696,3 +696,14 @@ def test_install_imports_nothing_heavy(tmp_path):
     """
     proc = run_python(["-c", textwrap.dedent(code)], cwd=tmp_path, check=True)
     assert proc.stdout.strip() == "[]"
+
+
+def test_typing_first_on_a_cold_cache(tmp_path):
+    """The first module to rewrite is imported by typing-less code that needs typing: the
+    planner's dataclasses must not meet a half-initialised typing."""
+    code = ("import sys; assert 'typing' not in sys.modules, 'imported at start-up'\n"
+            "import lazify; lazify.install()\nimport typing\nprint(typing.ClassVar)\n")
+    proc = run_python(["-c", code], cwd=tmp_path,
+                      env_extra={"PYTHONPYCACHEPREFIX": str(tmp_path / "cache")})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "typing.ClassVar"
