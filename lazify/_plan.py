@@ -721,6 +721,10 @@ class _Walker:
     def visit_Attribute(self, node: ast.Attribute):
         if node.attr in _HARMLESS_GLOBALS_METHODS and _is_globals_call(node.value):
             self.harmless_calls.add(id(node.value))
+        elif node.attr == "f_globals" and _is_own_frame_call(node.value) \
+                and self.dynamic is None:
+            # sys._getframe().f_globals is globals() by another name
+            self.dynamic = node.lineno
         self.generic_visit(node)
 
     # -- docstrings ----------------------------------------------------------
@@ -770,6 +774,24 @@ def _looks_generic(node) -> bool:
 def _is_globals_call(node) -> bool:
     return (type(node) is ast.Call and type(node.func) is ast.Name
             and node.func.id == "globals" and not node.args and not node.keywords)
+
+
+def _is_own_frame_call(node) -> bool:
+    """``sys._getframe()``, ``sys._getframe(0)`` or ``inspect.currentframe()``:
+    the running frame, whose ``f_globals`` is this module's namespace (a caller's
+    frame, ``f_back`` or a traceback's frame is another module's, or unknown)."""
+    if type(node) is not ast.Call or node.keywords:
+        return False
+    func = node.func
+    name = func.id if type(func) is ast.Name else (
+        func.attr if type(func) is ast.Attribute else None)
+    if name == "currentframe":
+        return not node.args
+    if name == "_getframe":
+        return not node.args or (
+            len(node.args) == 1 and type(node.args[0]) is ast.Constant
+            and node.args[0].value == 0)
+    return False
 
 
 def _doctest_names(sources) -> set:

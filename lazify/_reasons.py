@@ -38,7 +38,10 @@ _WORDS = {
     Reason.FUTURE: "__future__ import",
     Reason.EXCLUDED: "the module is excluded",
     Reason.REBOUND: "the name is bound again at module level",
-    Reason.DYNAMIC_NAMESPACE: "the module reads its own namespace (globals(), vars(), eval, exec, ...)",
+    Reason.DYNAMIC_NAMESPACE: (
+        "the module reads its own namespace (globals(), vars(), eval, exec, "
+        "sys._getframe().f_globals, ...)"
+    ),
     Reason.DEFERRED_ANNOTATION: (
         "used in a string typing evaluates later against the module namespace, where no "
         "annotations dict can import it on read (a module-level annotation, one in a "

@@ -675,3 +675,46 @@ def test_install_survives_a_malformed_pyproject(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "True"
     assert "settings ignored" in proc.stderr
+
+
+def test_a_module_reading_its_own_frame_globals_sees_its_imports(tmp_path):
+    # sys._getframe().f_globals is globals() by another name: the planner keeps
+    # the module's imports eager, so the names are there, as in plain Python.
+    # A caller's frame (_getframe(1)) is another module's: caller stays lazy.
+    files = {
+        **HEAVY,
+        "registry.py": """
+            import inspect
+            import json
+            import sys
+
+            def own(name):
+                return sys._getframe().f_globals[name].__name__
+
+            def own_inspect(name):
+                return inspect.currentframe().f_globals[name].__name__
+        """,
+        "caller.py": """
+            import sys
+            import heavy
+
+            def who_called():
+                return sys._getframe(1).f_globals["__name__"]
+
+            def value():
+                return heavy.VALUE
+        """,
+        "main.py": """
+            import sys
+            import registry, caller
+            print(registry.own("json"), registry.own_inspect("inspect"))
+            print(caller.who_called(), "heavy" in sys.modules)
+            print(caller.value())
+        """,
+    }
+    write_tree(tmp_path, files)
+    plain = run_python(["main.py"], cwd=tmp_path)
+    assert plain.returncode == 0, plain.stderr
+    assert plain.stdout.splitlines() == ["heavy executed", "json inspect", "__main__ True", "42"]
+    out = lazy_output(tmp_path, files)
+    assert out.splitlines() == ["json inspect", "__main__ False", "heavy executed", "42"]
