@@ -664,8 +664,7 @@ class _Walker:
         if type(func) is ast.Name and func.id in _DYNAMIC_CALLS \
                 and id(node) not in self.harmless_calls:
             self._dynamic_call(func.id, node)
-        callee = func.id if type(func) is ast.Name else (
-            func.attr if type(func) is ast.Attribute else None)
+        callee = _last_name(func)
         if callee in _LAZIFY_NAMESPACE_FUNCS:
             for arg in node.args:
                 if _is_globals_call(arg):
@@ -762,11 +761,17 @@ _FORWARD_REF_CALLS = frozenset({"cast", "ForwardRef", "TypeVar"})
 _BUILTIN_GENERICS = frozenset({"list", "dict", "set", "frozenset", "tuple", "type"})
 
 
+def _last_name(node) -> str | None:
+    """``x`` for ``x`` and for ``a.b.x``; None for anything else."""
+    if type(node) is ast.Name:
+        return node.id
+    return node.attr if type(node) is ast.Attribute else None
+
+
 def _looks_generic(node) -> bool:
     """``Optional``, ``typing.List``, ``list``: what a type's subscript looks
     like (``sys.modules["json"]`` and ``CONFIG["json"]`` do not)."""
-    name = node.id if type(node) is ast.Name else (
-        node.attr if type(node) is ast.Attribute else None)
+    name = _last_name(node)
     return name is not None and (
         (name[:1].isupper() and not name.isupper()) or name in _BUILTIN_GENERICS)
 
@@ -782,9 +787,7 @@ def _is_own_frame_call(node) -> bool:
     frame, ``f_back`` or a traceback's frame is another module's, or unknown)."""
     if type(node) is not ast.Call or node.keywords:
         return False
-    func = node.func
-    name = func.id if type(func) is ast.Name else (
-        func.attr if type(func) is ast.Attribute else None)
+    name = _last_name(node.func)
     if name == "currentframe":
         return not node.args
     if name == "_getframe":
