@@ -45,6 +45,8 @@ REWRITER_DEPS = frozenset({
     # the planner's dataclasses are created: a half-initialised typing, rewritten on a
     # cold cache, has no ClassVar yet
     "typing",
+    # 3.14+: what inspect and warnings import there (a stopgap until the list is derived)
+    "annotationlib", "_py_warnings",
 })
 
 _PLAIN = NEVER | REWRITER_DEPS
