@@ -30,11 +30,20 @@ HEADER = (
 
 
 def header_code(plan: Plan) -> str:
-    """The header line; ``Plan.fallback_names`` become extra arguments, as in the AST emitter."""
+    """The header line; ``Plan.fallback_names`` become extra arguments, as in the AST
+    emitter, and a module owner of annotations (3.14+) a third statement."""
     names = getattr(plan, "fallback_names", ())
-    if not names:
-        return HEADER
-    return HEADER[: -len(")")] + "".join(f", {name!r}" for name in names) + ")"
+    code = HEADER
+    if names:
+        code = HEADER[: -len(")")] + "".join(f", {name!r}" for name in names) + ")"
+    for owner in getattr(plan, "annotation_owners", ()):
+        if owner.kind == "module":
+            code += f"; {_annotate_call(owner.names)}"
+    return code
+
+
+def _annotate_call(names) -> str:
+    return f"{NAMESPACE}.__lazy_annotate__({', '.join(map(repr, names))})"
 
 
 # Lines as CPython and libcst's PositionProvider count them (not str.splitlines, which
@@ -116,6 +125,12 @@ def _make_applier(cst):
             owners = getattr(plan, "annotation_owners", ())
             self.decorate = {(o.span[0], o.span[1]): o.names for o in owners if o.kind == "def"}
             self.before = {(o.span[0], o.span[1]): o.names for o in owners if o.kind == "class"}
+            self.annotate = {(o.span[0], o.span[1]): o.names for o in owners if o.kind == "annotate"}
+            self.templates = {(t.span[0], t.span[1]): t.names for t in getattr(plan, "templates", ())}
+            self.done_templates: set = set()
+            #: starts of implicitly concatenated strings: a t-string part that starts
+            #: there is not the whole template
+            self.concat_starts: set = set()
             self.done_owners: set = set()
             self.done_refs: set = set()
             self.done_sites: set = set()
@@ -146,8 +161,10 @@ def _make_applier(cst):
             ]
             missing += [f"__getattr__/__dir__ binding at {k}" for k in self.chains - self.done_chains]
             missing += [
-                f"annotated def or class at {k}" for k in {*self.decorate, *self.before} - self.done_owners
+                f"annotated def or class at {k}"
+                for k in {*self.decorate, *self.before, *self.annotate} - self.done_owners
             ]
+            missing += [f"t-string at {k}" for k in set(self.templates) - self.done_templates]
             if not self.header_done:
                 missing.append(f"header after line {self.plan.header_after_line}")
             if missing:
@@ -212,6 +229,35 @@ def _make_applier(cst):
                 ]
             )
 
+        # ------------------------------------------------------------ t-strings
+
+        def visit_ConcatenatedString(self, node) -> None:
+            self.concat_starts.add(self.start(node))
+
+        def leave_ConcatenatedString(self, original, updated):
+            return self.template(original, updated)
+
+        def leave_TemplatedString(self, original, updated):
+            if self.start(original) in self.concat_starts:
+                return updated
+            return self.template(original, updated)
+
+        def template(self, original, updated):
+            # (__lazy__.a, t"{a}")[-1]: the interpolation keeps its text (contract in
+            # _plan.TemplateString)
+            key = self.start(original)
+            names = self.templates.get(key)
+            if names is None:
+                return updated
+            self.done_templates.add(key)
+            elements = [
+                cst.Element(cst.Attribute(value=cst.Name(NAMESPACE), attr=cst.Name(name)))
+                for name in names
+            ]
+            elements.append(cst.Element(updated))
+            index = cst.Index(cst.UnaryOperation(operator=cst.Minus(), expression=cst.Integer("1")))
+            return cst.Subscript(value=cst.Tuple(elements), slice=[cst.SubscriptElement(index)])
+
         # ------------------------------------------------------------ small statements
 
         def leave_SimpleStatementLine(self, original, updated):
@@ -235,6 +281,10 @@ def _make_applier(cst):
                     args = "".join(f", {name!r}" for name in names)
                     new.insert(0, small(
                         f"__annotations__ = {NAMESPACE}.__lazy_annotations__(__annotations__{args})"))
+                names = self.annotate.get(key)
+                if names is not None:
+                    self.done_owners.add(key)
+                    new.insert(0, small(_annotate_call(names)))
                 if key in self.chains:
                     self.done_chains.add(key)
                     new.append(small(f"{NAMESPACE}.__lazy_chain__()"))
@@ -302,8 +352,34 @@ def _make_applier(cst):
         # ------------------------------------------------------------ blocks
 
         def leave_IndentedBlock(self, original, updated):
-            body, _ = self.chain_compounds(original.body, updated.body)
+            body, origs = self.chain_compounds(original.body, updated.body)
+            body = self.annotate_compounds(origs, body)
             return updated.with_changes(body=body)
+
+        def annotate_compounds(self, origs, body):
+            """3.14+: ``__lazy__.__lazy_annotate__(...)`` before the compound statement of
+            a class body that holds its first annotation (``if X: attr: T``)."""
+            if not self.annotate:
+                return body
+            out = []
+            for orig, new in zip(origs, body):
+                if orig is not None and not isinstance(orig, cst.SimpleStatementLine):
+                    key = self.start(orig)
+                    names = self.annotate.get(key)
+                    if names is not None:
+                        self.done_owners.add(key)
+                        leading = list(new.leading_lines)
+                        line = cst.SimpleStatementLine(body=[small(_annotate_call(names))])
+                        if leading and is_blank(leading[-1]):
+                            # It takes the blank line above: no line moves.
+                            line = line.with_changes(leading_lines=leading[:-1])
+                            new = new.with_changes(leading_lines=())
+                        else:
+                            line = line.with_changes(leading_lines=leading)
+                            new = new.with_changes(leading_lines=())
+                        out.append(line)
+                out.append(new)
+            return out
 
         def leave_Module(self, original, updated):
             body, origs = self.chain_compounds(original.body, updated.body)
