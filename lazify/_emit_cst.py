@@ -55,6 +55,13 @@ class EmitError(Exception):
     """The plan does not match the source: a lazify bug, never a user error."""
 
 
+class CannotParse(Exception):
+    """libcst cannot parse source that the running Python accepts (syntax newer than the
+    installed libcst knows, or a libcst bug: 1.9.0 fails on implicitly concatenated
+    t-strings). ``lazify rewrite``/``diff`` cannot rewrite such a file; the import hook,
+    which works on ``ast``, still does."""
+
+
 def emit_cst(source: str | bytes, plan: Plan) -> str | bytes:
     """Return *source* rewritten as *plan* says, as ``str`` or ``bytes`` like *source*.
 
@@ -67,7 +74,13 @@ def emit_cst(source: str | bytes, plan: Plan) -> str | bytes:
     import libcst as cst
     from libcst.metadata import MetadataWrapper, PositionProvider
 
-    module = cst.parse_module(source)
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError as e:
+        message = (e.message.strip().splitlines() or ["cannot parse"])[0]
+        raise CannotParse(f"{e.raw_line}:{e.raw_column + 1}: libcst {_libcst_version()}: {message}") from e
+    except Exception as e:
+        raise CannotParse(f"libcst {_libcst_version()} cannot parse it ({type(e).__name__}: {e})") from e
     # unsafe_skip_copy: the tree is fresh, and the transformer needs the very nodes the
     # positions are keyed by.
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
@@ -80,6 +93,15 @@ def emit_cst(source: str | bytes, plan: Plan) -> str | bytes:
     # libcst drops a BOM character at the start of text input (bytes keep theirs).
     code = new.code
     return "\ufeff" + code if source.startswith("\ufeff") and not code.startswith("\ufeff") else code
+
+
+def _libcst_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("libcst")
+    except PackageNotFoundError:
+        return "(unknown version)"
 
 
 class _ByteColumns:

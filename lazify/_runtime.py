@@ -17,7 +17,7 @@ The names the generated code calls (``__lazy_module__``, ``__lazy_import__``,
 interface of the cached bytecode: renaming one needs a cache-format bump.
 
 This module is on every user's start-up path: it imports nothing but
-``sys`` and ``builtins``.
+``sys`` and ``builtins`` (and, on 3.15, the built-in ``_types``).
 """
 
 import builtins
@@ -25,6 +25,12 @@ import sys
 from _thread import get_ident
 
 _MISSING = object()
+
+if sys.version_info >= (3, 15):
+    # PEP 810: what a ``lazy import`` binds until first use (types.LazyImportType)
+    from _types import LazyImportType as _LazyImportType
+else:
+    _LazyImportType = None
 
 #: Packages whose import-time order no static rule sees; imports *within*
 #: them stay eager.  Each entry: the reason, and what broke.
@@ -324,6 +330,11 @@ class _ModuleState:
             return module
         # Never trigger the module's own __getattr__ (lazy_loader packages).
         value = getattr(module, "__dict__", {}).get(entry.attr, _MISSING)
+        if _LazyImportType is not None and type(value) is _LazyImportType:
+            # the module's own ``lazy import`` (3.15): getattr on the module makes
+            # it real when this name resolves; bound raw, a routed read would get
+            # the placeholder
+            return _MISSING
         return value
 
     # -- resolution ---------------------------------------------------------

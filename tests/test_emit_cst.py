@@ -120,6 +120,24 @@ def test_fixture_str_input_gives_str(case):
     assert got == expected
 
 
+@pytest.mark.skipif(sys.version_info < (3, 14), reason="t-strings are 3.14+")
+def test_source_libcst_cannot_parse_is_reported_not_miswritten():
+    """libcst 1.9.0 (the newest release) fails on implicitly concatenated t-strings, which
+    3.14 accepts: emit_cst says so (CannotParse, naming libcst); should a later libcst
+    parse them, it must give the AST emitter's program."""
+    from lazify._emit_cst import CannotParse
+
+    data = b'import json\nx = t"{json}" t" and more"\n'
+    try:
+        got = emit_cst(data, _plan(data))
+    except CannotParse as e:
+        assert "libcst" in str(e)
+    else:
+        tree = compile(data, "input.py", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        expected = ast.dump(emit(tree, plan_module(tree, module=MODULE)))
+        assert ast.dump(ast.parse(got)) == expected
+
+
 def test_no_rewrite_returns_the_source_object():
     data = b"x = 1  # nothing to do\n"
     plan = _plan(data)

@@ -727,3 +727,33 @@ def test_typing_first_on_a_cold_cache(tmp_path):
                       env_extra={"PYTHONPYCACHEPREFIX": str(tmp_path / "cache")})
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "typing.ClassVar"
+
+
+@pytest.mark.skipif(sys.version_info < (3, 15), reason="PEP 810 lazy import syntax is 3.15+")
+def test_explicit_lazy_imports_are_left_to_the_interpreter(tmp_path):
+    """A module with ``lazy import`` statements: the hook rewrites its other imports and
+    leaves those to the interpreter; a rewritten module importing a name another module
+    imported explicitly lazily gets the real object, not the placeholder."""
+    root = write_tree(
+        tmp_path / "app",
+        {
+            "a.py": "lazy from decimal import Decimal\nlazy import json\nimport csv\n"
+            "def f():\n    return Decimal('1'), json.dumps(1), csv.QUOTE_ALL\n",
+            "b.py": "from a import Decimal, json\ndef g():\n    return Decimal('2'), json.dumps(2)\n",
+        },
+    )
+    code = """
+        import sys
+        import a
+        print(type(vars(a)["Decimal"]).__name__, "decimal" in sys.modules, "csv" in sys.modules)
+        import b
+        print(b.g(), a.f())
+        print(type(vars(a)["Decimal"]).__name__, type(vars(b)["Decimal"]).__name__)
+    """
+    plain = run_python(["-c", textwrap.dedent(code)], cwd=root, check=True).stdout.splitlines()
+    hooked = run(code, root)
+    out = hooked.stdout.splitlines()
+    assert plain[0] == "lazy_import False True"
+    assert out[0] == "lazy_import False False"  # csv is lazify's
+    assert out[1:] == plain[1:] == ["(Decimal('2'), '2') (Decimal('1'), '1', 1)", "type type"]
+    assert any("compiled a" in line for line in debug_lines(hooked))
