@@ -149,7 +149,7 @@ def _excluding_for(path: str, extra: Sequence[str]) -> frozenset[str]:
     ``lazify run`` and ``install()`` do.
     """
     from lazify._config import load_config
-    from lazify._runtime import DEFAULT_EXCLUDING
+    from lazify._importlib_bootstrap import DEFAULT_EXCLUDING
 
     start = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
     return frozenset({*DEFAULT_EXCLUDING, *load_config(start).excluding, *extra})
@@ -427,7 +427,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         from lazify import _hook
 
         if config.excluding:
-            from lazify._runtime import DEFAULT_EXCLUDING
+            from lazify._importlib_bootstrap import DEFAULT_EXCLUDING
 
             # excluding=None means lazify's default list; a given one replaces it.
             _hook.install(enabled=True, excluding=frozenset({*DEFAULT_EXCLUDING, *config.excluding}))

@@ -56,10 +56,23 @@ def annotations_statement(names, span):
     return _located(assign, span)
 
 
+def getattr_prologue(param, span):
+    """``if __lazy__.__lazy_getattr__(param): return __lazy__.__lazy_result__(param)``,
+    first in the module's own ``def __getattr__``."""
+    def call(method):
+        return ast.Call(
+            func=ast.Attribute(value=ast.Name(id=NAMESPACE, ctx=ast.Load()),
+                               attr=method, ctx=ast.Load()),
+            args=[ast.Name(id=param, ctx=ast.Load())], keywords=[])
+    test = ast.If(test=call("__lazy_getattr__"), body=[ast.Return(value=call("__lazy_result__"))],
+                  orelse=[])
+    return _located(test, span)
+
+
 def header_statements(span, fallback_names=()):
-    """``from lazify._runtime import __lazy_module__ as __lazy__`` and
+    """``from lazify._importlib_bootstrap import __lazy_module__ as __lazy__`` and
     ``__lazy__ = __lazy__(globals(), *fallback_names)``."""
-    first = ast.ImportFrom(module="lazify._runtime",
+    first = ast.ImportFrom(module="lazify._importlib_bootstrap",
                            names=[ast.alias(name="__lazy_module__", asname=NAMESPACE)],
                            level=0)
     second = ast.Assign(
@@ -72,13 +85,17 @@ def header_statements(span, fallback_names=()):
     return [_located(first, span), _located(second, span)]
 
 
+def _is_docstring(stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) \
+        and isinstance(stmt.value.value, str)
+
+
 def header_index(tree: ast.Module) -> int:
     """Index in ``tree.body`` where the header goes: after the docstring and
     the ``from __future__`` imports (which must stay first)."""
     body = tree.body
     index = 0
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-            and isinstance(body[0].value.value, str):
+    if body and _is_docstring(body[0]):
         index = 1
     while index < len(body) and isinstance(body[index], ast.ImportFrom) \
             and body[index].module == "__future__" and body[index].level == 0:
@@ -116,11 +133,13 @@ class _Emitter:
         self.chain = set(plan.chain_after)
         self.decorate = {o.span: o.names for o in plan.annotation_owners if o.kind == "def"}
         self.before = {o.span: o.names for o in plan.annotation_owners if o.kind == "class"}
+        self.prologues = {p.span: p.param for p in plan.getattr_prologues}
         lines = {span[0] for span in self.sites}
         lines.update(line for line, _col in self.refs)
         lines.update(span[0] for span in self.chain)
         lines.update(span[0] for span in self.decorate)
         lines.update(span[0] for span in self.before)
+        lines.update(span[0] for span in self.prologues)
         self.lines = sorted(lines)
 
     def touches(self, node) -> bool:
@@ -156,6 +175,11 @@ class _Emitter:
             else:
                 self.node(stmt)
                 out.append(stmt)
+            param = self.prologues.get(span) if isinstance(stmt, ast.FunctionDef) else None
+            if param is not None:
+                body = stmt.body
+                first = 1 if _is_docstring(body[0]) else 0
+                body.insert(first, getattr_prologue(param, start))
             if span in self.chain:
                 # positioned at the start of the statement it follows: a
                 # multi-line span would make the compiler derive positions

@@ -78,11 +78,11 @@ def _never(fullname: str) -> bool:
 
 
 def _runtime():
-    rt = sys.modules.get("lazify._runtime")
+    rt = sys.modules.get("lazify._importlib_bootstrap")
     if rt is None:
         busy, _state.busy = _state.busy, True
         try:
-            from . import _runtime as rt
+            from . import _importlib_bootstrap as rt
         finally:
             _state.busy = busy
     return rt

@@ -104,6 +104,22 @@ class AnnotationOwner:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class GetattrPrologue:
+    """A module-level ``def __getattr__`` that answers lazify's names itself.
+
+    The emitters put ``if __lazy__.__lazy_getattr__(param): return
+    __lazy__.__lazy_result__(param)`` first in its body, so the module's
+    ``__getattr__`` is the user's own function, with no wrapper frame between
+    it and its caller (``warnings.warn(stacklevel=2)``, ``sys._getframe(1)``).
+    """
+
+    #: the def statement
+    span: Span
+    #: the name of its first parameter
+    param: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class Plan:
     """Everything an emitter needs, and everything ``check`` reports."""
 
@@ -112,8 +128,8 @@ class Plan:
     imports: tuple[ImportSite, ...]
     references: tuple[Reference, ...]
     #: spans of module-level statements (top level or inside top-level
-    #: if/for/while blocks) that bind ``__getattr__`` or ``__dir__``: the
-    #: emitters put a chain call right after each
+    #: if/for/while blocks) that bind ``__getattr__`` other than by a def
+    #: with a prologue: the emitters put a chain call right after each
     chain_after: tuple[Span, ...]
     #: end line of the module docstring / last ``from __future__`` statement
     #: at the top of the module (0 if none): the header goes after it
@@ -127,6 +143,8 @@ class Plan:
     fallback_names: tuple[str, ...] = ()
     #: functions and classes whose annotations import lazy names when read
     annotation_owners: tuple[AnnotationOwner, ...] = ()
+    #: module-level ``def __getattr__`` statements that get lazify's prologue
+    getattr_prologues: tuple[GetattrPrologue, ...] = ()
 
     @property
     def lazy_names(self) -> frozenset[str]:
@@ -237,6 +255,7 @@ class _Walker:
         self.in_annotation = False   # visiting an evaluated annotation
         self.docstring_sources = []
         self.chain_after = []
+        self.getattr_prologues = []
         self.module_stmt = None      # innermost statement at module scope
         self.harmless_calls = set()  # ids of globals() calls that only write
         self.uses_reserved = False
@@ -365,13 +384,23 @@ class _Walker:
         if scope.kind == _MODULE or name in scope.global_decl:
             if name in self.candidates:
                 self.module_rebinds.setdefault(name, lineno)
-            if name in ("__getattr__", "__dir__") and scope.kind == _MODULE \
-                    and self.module_stmt is not None:
+            if name == "__getattr__" and scope.kind == _MODULE \
+                    and self.module_stmt is not None and not self._prologue(self.module_stmt):
                 self.chain_after.append(_span(self.module_stmt))
             return
         scope.bound.add(name)
         if scope.kind == _CLASS and scope.direct:
             scope.class_first_bind.setdefault(name, scope.stmt_index)
+
+    def _prologue(self, stmt) -> bool:
+        """Record a prologue for ``def __getattr__(name)`` bound by ``stmt``."""
+        if type(stmt) is not ast.FunctionDef or stmt.name != "__getattr__":
+            return False
+        params = [*stmt.args.posonlyargs, *stmt.args.args]
+        if not params:
+            return False
+        self.getattr_prologues.append((_span(stmt), params[0].arg))
+        return True
 
     def visit_Name(self, node: ast.Name):
         name = node.id
@@ -653,7 +682,7 @@ class _Walker:
                     scope.bound.add(bound)
                     if scope.kind == _CLASS and scope.direct:
                         scope.class_first_bind.setdefault(bound, scope.stmt_index)
-            elif bound in ("__getattr__", "__dir__") and self.module_stmt is not None:
+            elif bound == "__getattr__" and self.module_stmt is not None:
                 self.chain_after.append(_span(self.module_stmt))
         self.sites.append(site)
 
@@ -1005,7 +1034,10 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
     return Plan(
         module=module, is_package=is_package, imports=tuple(imports),
         references=references if rewrite else (),
-        chain_after=tuple(walker.chain_after) if rewrite and lazy_names else (),
+        chain_after=tuple(walker.chain_after) if rewrite else (),
+        getattr_prologues=tuple(
+            GetattrPrologue(span=span, param=param) for span, param in walker.getattr_prologues
+        ) if rewrite else (),
         header_after_line=_header_after_line(tree),
         fallback_names=fallback_names if rewrite else (), rewrite=rewrite,
         annotation_owners=tuple(sorted(owners, key=lambda owner: owner.span)))

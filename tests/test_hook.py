@@ -19,7 +19,8 @@ import zipfile
 
 import pytest
 
-from lazify import _cache, _hook, _runtime
+from lazify import _cache, _hook
+from lazify import _importlib_bootstrap as _runtime
 from tests._util import run_python
 
 OLD = time.time() - 3600
