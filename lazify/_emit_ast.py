@@ -9,9 +9,9 @@ walked at all.
 from __future__ import annotations
 
 import ast
-import bisect
+from _bisect import bisect_left
 
-from ._plan import NAMESPACE, Plan, deep_recursion, plan_module
+from ._plan import NAMESPACE, Plan, deep_recursion, plan_module, walk
 
 _POSITIONED = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
@@ -19,7 +19,7 @@ _POSITIONED = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 def _located(node, span):
     """Give ``node`` and its children without a position the span."""
     lineno, col, end_lineno, end_col = span
-    for sub in ast.walk(node):
+    for sub in walk(node):
         if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:
             sub.lineno, sub.col_offset = lineno, col
             sub.end_lineno, sub.end_col_offset = end_lineno, end_col
@@ -151,7 +151,7 @@ class _Emitter:
             # a def's or class's lineno is its ``def`` line, below its decorators
             lineno = min(lineno, decorators[0].lineno)
         lines = self.lines
-        index = bisect.bisect_left(lines, lineno)
+        index = bisect_left(lines, lineno)
         return index < len(lines) and lines[index] <= node.end_lineno
 
     def statements(self, body):

@@ -10,10 +10,10 @@ columns).
 from __future__ import annotations
 
 import ast
-import dataclasses
 import sys
 
 from ._reasons import Reason
+from ._record import record
 
 #: The one identifier the rewrite injects into a module namespace.
 NAMESPACE = "__lazy__"
@@ -21,7 +21,7 @@ NAMESPACE = "__lazy__"
 Span = tuple  # (lineno, col_offset, end_lineno, end_col_offset)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@record
 class ImportedName:
     """One name bound by an import statement, with its verdict."""
 
@@ -45,7 +45,7 @@ class ImportedName:
     in_annotations: bool = False
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@record
 class ImportSite:
     """One import statement."""
 
@@ -74,7 +74,7 @@ class ImportSite:
         return any(n.lazy for n in self.names)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@record
 class Reference:
     """A load of a lazily imported global that the rewrite routes."""
 
@@ -85,7 +85,7 @@ class Reference:
     at_import: bool
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@record
 class AnnotationOwner:
     """A function or class whose deferred annotations name lazy imports.
 
@@ -103,7 +103,7 @@ class AnnotationOwner:
     names: tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@record
 class GetattrPrologue:
     """A module-level ``def __getattr__`` that answers lazify's names itself.
 
@@ -119,7 +119,7 @@ class GetattrPrologue:
     param: str
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@record
 class Plan:
     """Everything an emitter needs, and everything ``check`` reports."""
 
@@ -220,6 +220,17 @@ class _Site:
         self.in_block = in_block
         #: (bound name, alias text, signature) per alias
         self.bindings = []
+
+
+def walk(node):
+    """Every node below ``node`` (and itself), as ``ast.walk`` yields them, but
+    importing nothing: on 3.15 ``ast.walk`` imports ``collections`` when first
+    called, which would make it one of the modules never rewritten."""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        stack.extend(ast.iter_child_nodes(node))
+        yield node
 
 
 def _span(node) -> Span:
@@ -487,7 +498,7 @@ class _Walker:
             self.visit(node)
             self.in_annotation = outer
             # String parts are still evaluated later by get_type_hints.
-            for sub in ast.walk(node):
+            for sub in walk(node):
                 if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
                     self._string_annotation(sub.value)
         else:
@@ -496,7 +507,7 @@ class _Walker:
     def _deferred_names(self, node):
         owner = self.owner
         names = self.eager_annotation_names if owner is None else owner[2]
-        for sub in ast.walk(node):
+        for sub in walk(node):
             if isinstance(sub, ast.Name):
                 self.annotation_names.add(sub.id)
                 names.add(sub.id)
@@ -841,7 +852,7 @@ def _doctest_names(sources) -> set:
             except (SyntaxError, ValueError):
                 names.update(_words(chunk))
                 continue
-            for sub in ast.walk(tree):
+            for sub in walk(tree):
                 if isinstance(sub, ast.Name):
                     names.add(sub.id)
     return names

@@ -2,31 +2,45 @@
 
 from __future__ import annotations
 
-import enum
 
+class Reason(str):
+    """A stable reason code for an eager import: the string is what JSON shows.
 
-class Reason(str, enum.Enum):
-    """A stable reason code for an eager import (the value is what JSON shows)."""
+    A ``str`` with named constants rather than an ``enum.Enum``: the planner
+    runs inside the import hook, and what it imports stays plain (``enum``
+    could not be lazy then).
+    """
 
-    TRY = "try"
-    WITH = "with"
-    FUNCTION = "function"
-    CLASS = "class"
-    STAR = "star"
-    FUTURE = "future"
-    EXCLUDED = "excluded"
-    REBOUND = "rebound"
-    DYNAMIC_NAMESPACE = "dynamic-namespace"
-    DEFERRED_ANNOTATION = "deferred-annotation"
-    DOCTEST = "doctest"
-    CLASS_SHADOW = "class-shadow"
-    SUBMODULE_NAME = "submodule-name"
-    RESERVED_NAME = "reserved-name"
+    __slots__ = ()
+
+    @property
+    def value(self) -> str:
+        """The code (as ``enum``'s ``.value`` gave it)."""
+        return str(self)
 
     @property
     def words(self) -> str:
         """The reason in words, for the text report."""
         return _WORDS[self]
+
+    def __repr__(self) -> str:
+        return f"Reason({str(self)!r})"
+
+
+Reason.TRY = Reason("try")
+Reason.WITH = Reason("with")
+Reason.FUNCTION = Reason("function")
+Reason.CLASS = Reason("class")
+Reason.STAR = Reason("star")
+Reason.FUTURE = Reason("future")
+Reason.EXCLUDED = Reason("excluded")
+Reason.REBOUND = Reason("rebound")
+Reason.DYNAMIC_NAMESPACE = Reason("dynamic-namespace")
+Reason.DEFERRED_ANNOTATION = Reason("deferred-annotation")
+Reason.DOCTEST = Reason("doctest")
+Reason.CLASS_SHADOW = Reason("class-shadow")
+Reason.SUBMODULE_NAME = Reason("submodule-name")
+Reason.RESERVED_NAME = Reason("reserved-name")
 
 
 _WORDS = {
