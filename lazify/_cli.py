@@ -237,10 +237,9 @@ def _check_file(path: str, _plan, excluding, strict: bool) -> dict:
         # ValueError: null bytes before 3.12, undecodable source (UnicodeDecodeError).
         result["error"] = f"{type(e).__name__}: {e}"
         return result
-    source = _decode(data)
     try:
         plan = _plan.plan_module(
-            tree, module=module, is_package=is_package, excluding=excluding, source=source
+            tree, module=module, is_package=is_package, excluding=excluding, source=data
         )
     except Exception as e:
         if strict:
@@ -249,15 +248,6 @@ def _check_file(path: str, _plan, excluding, strict: bool) -> dict:
         return result
     result["sites"] = plan.imports
     return result
-
-
-def _decode(data: bytes) -> str | None:
-    import importlib.util
-
-    try:
-        return importlib.util.decode_source(data)
-    except (SyntaxError, ValueError, LookupError):
-        return None
 
 
 def _rows(result: dict):

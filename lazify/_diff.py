@@ -52,7 +52,7 @@ def rewrite_file(path: str) -> tuple[bytes, bytes]:
     import libcst
 
     try:
-        plan = _plan.plan_module(tree, module=module, is_package=is_package, source=None)
+        plan = _plan.plan_module(tree, module=module, is_package=is_package, source=data)
         if not plan.rewrite:
             return data, data
         return data, emit_cst(data, plan)

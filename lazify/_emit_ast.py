@@ -244,7 +244,7 @@ def transform(source, path: str, *, module: str = "", is_package: bool = False,
     """
     tree = compile(source, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True,
                    optimize=optimize)
-    plan = plan_module(tree, module=module, is_package=is_package)
+    plan = plan_module(tree, module=module, is_package=is_package, source=source)
     if plan.rewrite:
         tree = emit(tree, plan)
     return compile(tree, path, "exec", dont_inherit=True, optimize=optimize)

@@ -178,6 +178,112 @@ class _Entry:
         return f"{base}.{self.module}" if self.module else base
 
 
+# ---------------------------------------------------------------------------
+# Optional imports: an ImportError must surface where the importer expects it.
+#
+# ``try: import plugin except ImportError: skip`` (or ``__import__`` or
+# ``importlib.import_module`` in such a ``try``, or ``contextlib.suppress``):
+# eagerly, a missing dependency of ``plugin`` raises inside that ``try``.
+# Lazily, plugin's own imports are deferred, so it imports fine and the error
+# moves to the first use, for every user of the library.  So a module imported
+# where an ImportError is caught is "guarded": each of its deferred imports is
+# *found* at once (a finder's lookup, nothing executed) and a module that is not
+# there raises ModuleNotFoundError at its statement, as eagerly.  A module
+# imported while a guarded one runs is guarded too.
+
+#: exception names whose handler catches ImportError
+_IMPORT_ERROR_NAMES = frozenset({"ImportError", "ModuleNotFoundError", "Exception"})
+#: code object -> whether it is import machinery (skipped when looking for the importer)
+_machinery_code = {}
+#: code object -> ((start, end), ...) byte ranges covered by an exception handler
+_covered = {}
+
+
+def _is_machinery(code):
+    known = _machinery_code.get(code)
+    if known is None:
+        filename = code.co_filename
+        known = _machinery_code[code] = (
+            filename.startswith("<frozen importlib") or filename == _RUNTIME_FILE
+            or (filename.endswith("__init__.py") and filename.endswith(
+                ("importlib/__init__.py", "importlib\\__init__.py"))))
+    return known
+
+
+_RUNTIME_FILE = _is_machinery.__code__.co_filename
+
+
+def _handler_ranges(code):
+    """Byte ranges of ``code`` covered by an exception handler (3.11+ tables)."""
+    ranges = _covered.get(code)
+    if ranges is None:
+        ranges = []
+        table = getattr(code, "co_exceptiontable", b"")
+        index, size = 0, len(table)
+
+        def varint():
+            nonlocal index
+            byte = table[index]
+            index += 1
+            value = byte & 63
+            while byte & 64:
+                byte = table[index]
+                index += 1
+                value = (value << 6) | (byte & 63)
+            return value
+        try:
+            while index < size:
+                start = varint() * 2
+                length = varint() * 2
+                varint()                 # handler target
+                varint()                 # depth and lasti
+                ranges.append((start, start + length))
+        except IndexError:
+            ranges = []
+        ranges = _covered[code] = tuple(ranges)
+    return ranges
+
+
+def _guarded(frame) -> bool:
+    """Whether the module whose body runs in ``frame`` is being imported where an
+    ImportError would be caught: the first frame above the import machinery is
+    covered by a handler in code that names ImportError, ModuleNotFoundError or
+    Exception (3.10 has no handler tables: naming them is enough), or is the body
+    of a guarded module."""
+    frame = frame.f_back
+    while frame is not None and _is_machinery(frame.f_code):
+        frame = frame.f_back
+    if frame is None:
+        return False
+    code = frame.f_code
+    if code.co_name == "<module>":
+        owner = frame.f_globals.get("__lazy__")
+        if isinstance(owner, _Namespace) and type(owner).__lazify_state__.guarded:
+            return True
+    if _IMPORT_ERROR_NAMES.isdisjoint(code.co_names):
+        return False
+    if not hasattr(code, "co_exceptiontable"):
+        return True
+    lasti = frame.f_lasti
+    return any(start <= lasti < end for start, end in _handler_ranges(code))
+
+
+def _must_be_found(entry, package):
+    """Raise ModuleNotFoundError now if the top-level package a guarded module's
+    deferred import needs cannot be found (eagerly, that import would fail here)."""
+    if entry.level:
+        return                           # the importer's own package is there
+    top = entry.module.partition(".")[0]
+    if not top or top in sys.modules:
+        return
+    try:
+        spec = _find_spec(top, None)
+    except Exception:
+        return                           # a finder's own trouble: leave it to the import
+    if spec is None:
+        raise ModuleNotFoundError(f"No module named {top!r}", name=top)
+
+
 def _loaded(name):
     """The module if it is in sys.modules and finished initializing."""
     module = sys.modules.get(name)
@@ -251,7 +357,7 @@ def _pending_changed(delta):
 class _ModuleState:
     __slots__ = ("namespace", "cls", "name", "package", "is_package", "pending",
                  "getattr_fn", "dir_fn", "user_getattr", "user_getattr_line", "installed",
-                 "not_submodules", "generation", "excluded", "resolving")
+                 "not_submodules", "generation", "excluded", "resolving", "guarded")
 
     def __init__(self, namespace, cls):
         self.namespace = namespace
@@ -277,6 +383,8 @@ class _ModuleState:
         #: (name, thread id) -> (depth, line of the statement): deferred
         #: imports of this module running now
         self.resolving = {}
+        #: imported where an ImportError is caught (see :func:`_guarded`)
+        self.guarded = False
         _all_states.append(self)
         if self.is_package and self.name:
             _package_states.append(self)
@@ -320,6 +428,8 @@ class _ModuleState:
             elif bound in self.cls.__dict__:
                 delattr(self.cls, bound)   # an _Unbound fallback
             return
+        if self.guarded and existing is None:
+            _must_be_found(entry, self.package)
         namespace.pop(bound, None)
         if existing is None:
             _pending_changed(1)
@@ -821,7 +931,8 @@ def __lazy_module__(namespace, *fallback_names):
     cls = type("__lazy__", (_Namespace,), {})
     instance = object.__new__(cls)
     instance.__dict__ = namespace
-    cls.__lazify_state__ = _ModuleState(namespace, cls)
+    state = cls.__lazify_state__ = _ModuleState(namespace, cls)
+    state.guarded = _guarded(sys._getframe(1))
     for name in fallback_names:
         setattr(cls, name, _Unbound(name))
     return instance

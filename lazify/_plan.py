@@ -255,6 +255,8 @@ class _Walker:
         self.sites = []
         self.loads = []
         self.module_rebinds = {}     # name -> first line of a non-import binding
+        #: every name bound at module scope other than by an import -> first line
+        self.module_bound = {}
         self.dynamic = None          # first line that reads the namespace dynamically
         self.annotation_names = set()
         #: names in annotations no owner can wrap (module level, or a class
@@ -393,6 +395,7 @@ class _Walker:
             scope.bound.add(name)
             return
         if scope.kind == _MODULE or name in scope.global_decl:
+            self.module_bound.setdefault(name, lineno)
             if name in self.candidates:
                 self.module_rebinds.setdefault(name, lineno)
             if name == "__getattr__" and scope.kind == _MODULE \
@@ -955,8 +958,12 @@ class deep_recursion:
 
 
 def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
-                excluding=None, source: str | None = None) -> Plan:
-    """Plan the rewrite of one module: a verdict for every imported name."""
+                excluding=None, source: str | bytes | None = None) -> Plan:
+    """Plan the rewrite of one module: a verdict for every imported name.
+
+    :param source: the module's source, for the comments that mark an import
+        as intentionally unused (``# noqa``); without it none are seen.
+    """
     future_annotations = any(
         isinstance(node, ast.ImportFrom) and node.module == "__future__" and node.level == 0
         and any(alias.name == "annotations" for alias in node.names)
@@ -993,6 +1000,7 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
             global_loads.setdefault(load.name, []).append(load)
 
     # Verdicts.
+    markers = _UnusedMarkers(source)
     imports = []
     lazy_names = set()
     for site in walker.sites:
@@ -1009,14 +1017,18 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
                              multiply_bound=multiply_bound, is_package=is_package,
                              package=package, doctest_names=doctest_names,
                              class_shadow=class_shadow)
+            unused = (bound not in global_loads and bound not in walker.annotation_names
+                      and bound not in walker.exported)
+            if reason is None:
+                reason = _hazard(site, node, bound, target, is_from, unused, package,
+                                 is_package, walker, signatures, markers)
             loads = global_loads.get(bound, ()) if reason is None else ()
             at_import = [ld.node.lineno for ld in loads if ld.at_import]
             in_annotations = reason is None and bound in walker.annotation_names
             names.append(ImportedName(
                 name=bound, alias=alias_text, module=target, lazy=reason is None,
                 reason=reason, used_at_import=min(at_import) if at_import else None,
-                unused=reason is None and not loads and not in_annotations
-                and bound not in walker.exported,
+                unused=reason is None and unused,
                 in_annotations=in_annotations))
             if reason is None:
                 lazy_names.add(bound)
@@ -1055,6 +1067,66 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
 
 
 _SHADOW = 2
+
+#: comments by which an author says an unused import is there on purpose
+#: (flake8/ruff, pylint, pyright, isort), lower-cased
+_UNUSED_MARKERS = (b"noqa", b"unused-import", b"reportunusedimport", b"isort: skip",
+                   b"isort:skip")
+
+
+class _UnusedMarkers:
+    """Whether an import statement's lines carry a comment marking it unused on purpose."""
+
+    def __init__(self, source):
+        if isinstance(source, str):
+            source = source.encode("utf-8", "surrogatepass")
+        self.source = source
+        self.lines = None
+
+    def __call__(self, node) -> bool:
+        if not self.source:
+            return False
+        if self.lines is None:
+            # the lines ast counts: \r\n, \r and \n end a line (not \f, \v, ...)
+            self.lines = self.source.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+        text = b"\n".join(self.lines[node.lineno - 1:node.end_lineno])
+        comment = text.find(b"#")
+        if comment < 0:
+            return False
+        text = text[comment:].lower()
+        return any(marker in text for marker in _UNUSED_MARKERS)
+
+
+def _own_submodule(target, package):
+    """The name of the package's own submodule ``target`` lies in, or None."""
+    if package and target.startswith(package + "."):
+        return target[len(package) + 1:].partition(".")[0]
+    return None
+
+
+def _hazard(site, node, bound, target, is_from, unused, package, is_package, walker,
+            signatures, markers):
+    """Why an import PEP 690 would make lazy must stay eager for the program to
+    work: it shows that importing it matters, or that its import must happen
+    where it is written."""
+    if is_package:
+        sub = _own_submodule(target, package)
+        if sub is not None and sub != bound and (
+                sub in walker.module_bound or sub in signatures):
+            # ``from .duration import Duration`` then ``def duration``: the submodule,
+            # imported later, would replace the package's own ``duration``
+            return Reason.SHADOWED_SUBMODULE
+    if not unused:
+        return None
+    if markers(node):
+        # ``from . import events  # noqa``: kept for what importing it does
+        return Reason.SIDE_EFFECTS
+    if is_package and (
+            (is_from and target == package) or (not is_from and _own_submodule(target, package))):
+        # a package __init__ importing its own submodule and never reading it:
+        # the submodule registers itself (alembic's dialects in alembic.ddl)
+        return Reason.SIDE_EFFECTS
+    return None
 
 _BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
 

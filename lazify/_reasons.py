@@ -41,6 +41,8 @@ Reason.DOCTEST = Reason("doctest")
 Reason.CLASS_SHADOW = Reason("class-shadow")
 Reason.SUBMODULE_NAME = Reason("submodule-name")
 Reason.RESERVED_NAME = Reason("reserved-name")
+Reason.SHADOWED_SUBMODULE = Reason("shadowed-submodule")
+Reason.SIDE_EFFECTS = Reason("side-effects")
 
 
 _WORDS = {
@@ -65,4 +67,12 @@ _WORDS = {
     Reason.CLASS_SHADOW: "a class body reads it before binding the same name",
     Reason.SUBMODULE_NAME: "the name equals the submodule it comes from",
     Reason.RESERVED_NAME: "the name is reserved for lazify's rewrite (__lazy__ or a dunder)",
+    Reason.SHADOWED_SUBMODULE: (
+        "the package binds the name of the submodule this imports (from .duration import "
+        "Duration, then def duration): importing it later would replace that binding"
+    ),
+    Reason.SIDE_EFFECTS: (
+        "never read, and kept for what importing it does: marked unused on purpose "
+        "(# noqa, # noqa: F401), or a package __init__ importing its own submodule"
+    ),
 }

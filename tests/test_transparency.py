@@ -212,3 +212,60 @@ def test_name_read_again_before_it_exists_raises_as_a_statement_would(tmp_path):
     assert first.startswith("ImportError cannot import name 'X' from partially initialized "
                             "module 'b' (most likely due to a circular import)")
     assert second == "VALUE 42"
+
+
+PLUGINS = {
+    "lib/__init__.py": """
+        import importlib
+        plugins = []
+        for name in ["lib.plug_ok", "lib.plug_missing", "lib.plug_deep"]:
+            try:
+                importlib.import_module(name)
+            except ImportError as exc:
+                print("skipped", name, exc)
+            else:
+                plugins.append(name)
+        try:
+            __import__("lib.plug_missing2")
+        except ImportError as exc:
+            print("skipped lib.plug_missing2", exc)
+        try:
+            import lib.plug_ok2 as ok2
+        except ImportError:
+            ok2 = None
+        print(plugins, ok2.run())
+    """,
+    "lib/plug_ok.py": "import colorsys\ndef run():\n    return colorsys.rgb_to_hsv(0, 0, 0)\n",
+    "lib/plug_ok2.py": "import json\ndef run():\n    return json.dumps(2)\n",
+    "lib/plug_missing.py": "import not_installed_dep\ndef run():\n    return not_installed_dep.x\n",
+    "lib/plug_missing2.py": "from not_installed_two.sub import thing\n",
+    "lib/plug_deep.py": "from . import helper\nVALUE = helper.VALUE\n",
+    "lib/helper.py": "import json, not_installed_four\nVALUE = json.dumps(3)\n",
+}
+
+
+def test_an_optional_plugins_missing_dependency_raises_inside_the_try(tmp_path):
+    # the library imports plugins in try/except ImportError; a plugin's own
+    # top-level import of a missing module must fail there, as eagerly, and not
+    # at first use for every user of the library
+    plain, lazy = run_both(tmp_path, {**PLUGINS, "main.py": """
+        import sys
+        import lib
+        print(lib.plugins, "colorsys" in sys.modules)
+    """})
+    assert plain[:4] == lazy[:4] == [
+        "skipped lib.plug_missing No module named 'not_installed_dep'",
+        "skipped lib.plug_deep No module named 'not_installed_four'",
+        "skipped lib.plug_missing2 No module named 'not_installed_two'",
+        "['lib.plug_ok'] 2"]
+    # the plugins' own imports stay deferred: found, not executed
+    assert plain[4:] == ["['lib.plug_ok'] True"]
+    assert lazy[4:] == ["['lib.plug_ok'] False"]
+
+
+def test_a_missing_module_outside_any_try_still_fails_at_first_use(tmp_path):
+    write_tree(tmp_path, {"mod.py": "import not_installed_dep\ndef f():\n    return not_installed_dep\n",
+                          "main.py": "import mod\nprint('imported')\nmod.f()\n"})
+    lazy = run_python(["-m", "lazify", "run", "main.py"], cwd=tmp_path)
+    assert lazy.stdout == "imported\n"
+    assert "ModuleNotFoundError: No module named 'not_installed_dep'" in lazy.stderr
