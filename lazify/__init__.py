@@ -3,12 +3,12 @@
 The public API only; everything else lives in private modules.
 """
 
-from ._runtime import DEFAULT_EXCLUDING as DEFAULT_EXCLUDING
-from ._runtime import eager_imports as eager_imports
-from ._runtime import is_lazy_import as is_lazy_import
-from ._runtime import is_lazy_imports_enabled as is_lazy_imports_enabled
-from ._runtime import resolve_all as resolve_all
-from ._runtime import set_lazy_imports as set_lazy_imports
+from ._importlib_bootstrap import DEFAULT_EXCLUDING as DEFAULT_EXCLUDING
+from ._importlib_bootstrap import eager_imports as eager_imports
+from ._importlib_bootstrap import is_lazy_import as is_lazy_import
+from ._importlib_bootstrap import is_lazy_imports_enabled as is_lazy_imports_enabled
+from ._importlib_bootstrap import resolve_all as resolve_all
+from ._importlib_bootstrap import set_lazy_imports as set_lazy_imports
 
 __version__ = "0.1.0"
 

@@ -23,7 +23,7 @@ from importlib import _bootstrap_external
 #: would be an import cycle).  Part of the cache tag.
 VERSION = "0.1.0"
 #: Bumped whenever the generated code calls a renamed/changed runtime helper.
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 
 MAGIC_NUMBER = _bootstrap_external.MAGIC_NUMBER
 _RAW_MAGIC = int.from_bytes(MAGIC_NUMBER, "little")
@@ -53,7 +53,7 @@ def _sources_fingerprint() -> str:
     """
     here = os.path.dirname(os.path.abspath(__file__))
     parts = []
-    for name in ("_plan.py", "_emit_ast.py", "_runtime.py"):
+    for name in ("_plan.py", "_emit_ast.py", "_importlib_bootstrap.py"):
         try:
             st = os.stat(os.path.join(here, name))
         except OSError:

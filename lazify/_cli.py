@@ -152,7 +152,7 @@ def _excluding_for(path: str, extra: Sequence[str]) -> frozenset[str]:
     ``lazify run`` and ``install()`` do.
     """
     from lazify._config import load_config
-    from lazify._runtime import DEFAULT_EXCLUDING
+    from lazify._importlib_bootstrap import DEFAULT_EXCLUDING
 
     start = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
     return frozenset({*DEFAULT_EXCLUDING, *load_config(start).excluding, *extra})
@@ -240,10 +240,9 @@ def _check_file(path: str, _plan, excluding, strict: bool) -> dict:
         # ValueError: null bytes before 3.12, undecodable source (UnicodeDecodeError).
         result["error"] = f"{type(e).__name__}: {e}"
         return result
-    source = _decode(data)
     try:
         plan = _plan.plan_module(
-            tree, module=module, is_package=is_package, excluding=excluding, source=source
+            tree, module=module, is_package=is_package, excluding=excluding, source=data
         )
     except Exception as e:
         if strict:
@@ -252,15 +251,6 @@ def _check_file(path: str, _plan, excluding, strict: bool) -> dict:
         return result
     result["sites"] = plan.imports
     return result
-
-
-def _decode(data: bytes) -> str | None:
-    import importlib.util
-
-    try:
-        return importlib.util.decode_source(data)
-    except (SyntaxError, ValueError, LookupError):
-        return None
 
 
 def _rows(result: dict):
@@ -435,7 +425,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         from lazify import _hook
 
         if config.excluding:
-            from lazify._runtime import DEFAULT_EXCLUDING
+            from lazify._importlib_bootstrap import DEFAULT_EXCLUDING
 
             # excluding=None means lazify's default list; a given one replaces it.
             _hook.install(enabled=True, excluding=frozenset({*DEFAULT_EXCLUDING, *config.excluding}))

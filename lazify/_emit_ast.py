@@ -9,9 +9,9 @@ walked at all.
 from __future__ import annotations
 
 import ast
-import bisect
+from _bisect import bisect_left
 
-from ._plan import NAMESPACE, Plan, deep_recursion, plan_module
+from ._plan import NAMESPACE, Plan, deep_recursion, plan_module, walk
 
 _POSITIONED = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
@@ -19,7 +19,7 @@ _POSITIONED = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 def _located(node, span):
     """Give ``node`` and its children without a position the span."""
     lineno, col, end_lineno, end_col = span
-    for sub in ast.walk(node):
+    for sub in walk(node):
         if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:
             sub.lineno, sub.col_offset = lineno, col
             sub.end_lineno, sub.end_col_offset = end_lineno, end_col
@@ -74,10 +74,23 @@ def template_resolved(node, names, span):
         ctx=ast.Load()), span)
 
 
+def getattr_prologue(param, span):
+    """``if __lazy__.__lazy_getattr__(param): return __lazy__.__lazy_result__(param)``,
+    first in the module's own ``def __getattr__``."""
+    def call(method):
+        return ast.Call(
+            func=ast.Attribute(value=ast.Name(id=NAMESPACE, ctx=ast.Load()),
+                               attr=method, ctx=ast.Load()),
+            args=[ast.Name(id=param, ctx=ast.Load())], keywords=[])
+    test = ast.If(test=call("__lazy_getattr__"), body=[ast.Return(value=call("__lazy_result__"))],
+                  orelse=[])
+    return _located(test, span)
+
+
 def header_statements(span, fallback_names=()):
-    """``from lazify._runtime import __lazy_module__ as __lazy__`` and
+    """``from lazify._importlib_bootstrap import __lazy_module__ as __lazy__`` and
     ``__lazy__ = __lazy__(globals(), *fallback_names)``."""
-    first = ast.ImportFrom(module="lazify._runtime",
+    first = ast.ImportFrom(module="lazify._importlib_bootstrap",
                            names=[ast.alias(name="__lazy_module__", asname=NAMESPACE)],
                            level=0)
     if "is_lazy" in ast.ImportFrom._fields:
@@ -92,13 +105,17 @@ def header_statements(span, fallback_names=()):
     return [_located(first, span), _located(second, span)]
 
 
+def _is_docstring(stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) \
+        and isinstance(stmt.value.value, str)
+
+
 def header_index(tree: ast.Module) -> int:
     """Index in ``tree.body`` where the header goes: after the docstring and
     the ``from __future__`` imports (which must stay first)."""
     body = tree.body
     index = 0
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-            and isinstance(body[0].value.value, str):
+    if body and _is_docstring(body[0]):
         index = 1
     while index < len(body) and isinstance(body[index], ast.ImportFrom) \
             and body[index].module == "__future__" and body[index].level == 0:
@@ -138,6 +155,7 @@ class _Emitter:
         self.before = {o.span: o.names for o in plan.annotation_owners if o.kind == "class"}
         self.annotate = {o.span: o.names for o in plan.annotation_owners if o.kind == "annotate"}
         self.templates = {t.span: t.names for t in plan.templates}
+        self.prologues = {p.span: p.param for p in plan.getattr_prologues}
         lines = {span[0] for span in self.sites}
         lines.update(span[0] for span in self.annotate)
         lines.update(span[0] for span in self.templates)
@@ -145,6 +163,7 @@ class _Emitter:
         lines.update(span[0] for span in self.chain)
         lines.update(span[0] for span in self.decorate)
         lines.update(span[0] for span in self.before)
+        lines.update(span[0] for span in self.prologues)
         self.lines = sorted(lines)
 
     def touches(self, node) -> bool:
@@ -156,7 +175,7 @@ class _Emitter:
             # a def's or class's lineno is its ``def`` line, below its decorators
             lineno = min(lineno, decorators[0].lineno)
         lines = self.lines
-        index = bisect.bisect_left(lines, lineno)
+        index = bisect_left(lines, lineno)
         return index < len(lines) and lines[index] <= node.end_lineno
 
     def statements(self, body):
@@ -183,6 +202,11 @@ class _Emitter:
             else:
                 self.node(stmt)
                 out.append(stmt)
+            param = self.prologues.get(span) if isinstance(stmt, ast.FunctionDef) else None
+            if param is not None:
+                body = stmt.body
+                first = 1 if _is_docstring(body[0]) else 0
+                body.insert(first, getattr_prologue(param, start))
             if span in self.chain:
                 # positioned at the start of the statement it follows: a
                 # multi-line span would make the compiler derive positions
@@ -256,7 +280,7 @@ def transform(source, path: str, *, module: str = "", is_package: bool = False,
     """
     tree = compile(source, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True,
                    optimize=optimize)
-    plan = plan_module(tree, module=module, is_package=is_package)
+    plan = plan_module(tree, module=module, is_package=is_package, source=source)
     if plan.rewrite:
         tree = emit(tree, plan)
     return compile(tree, path, "exec", dont_inherit=True, optimize=optimize)

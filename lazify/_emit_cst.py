@@ -24,7 +24,7 @@ from ._plan import NAMESPACE, Plan
 
 #: The two header statements, on one line (contract item 1), without fallback names.
 HEADER = (
-    f"from lazify._runtime import __lazy_module__ as {NAMESPACE}; "
+    f"from lazify._importlib_bootstrap import __lazy_module__ as {NAMESPACE}; "
     f"{NAMESPACE} = {NAMESPACE}(globals())"
 )
 
@@ -153,6 +153,8 @@ def _make_applier(cst):
             #: starts of implicitly concatenated strings: a t-string part that starts
             #: there is not the whole template
             self.concat_starts: set = set()
+            self.prologues = {(p.span[0], p.span[1]): p.param for p in plan.getattr_prologues}
+            self.done_prologues: set = set()
             self.done_owners: set = set()
             self.done_refs: set = set()
             self.done_sites: set = set()
@@ -187,6 +189,7 @@ def _make_applier(cst):
                 for k in {*self.decorate, *self.before, *self.annotate} - self.done_owners
             ]
             missing += [f"t-string at {k}" for k in set(self.templates) - self.done_templates]
+            missing += [f"def __getattr__ at {k}" for k in set(self.prologues) - self.done_prologues]
             if not self.header_done:
                 missing.append(f"header after line {self.plan.header_after_line}")
             if missing:
@@ -358,6 +361,10 @@ def _make_applier(cst):
 
         def leave_FunctionDef(self, original, updated):
             key = self.start(original)
+            param = self.prologues.get(key)
+            if param is not None:
+                self.done_prologues.add(key)
+                updated = _with_prologue(cst, updated, param)
             names = self.decorate.get(key)
             if names is None:
                 return updated
@@ -509,6 +516,26 @@ def _make_applier(cst):
             return body
 
     return Applier
+
+
+def _with_prologue(cst, node, param: str):
+    """``def __getattr__`` with lazify's prologue first in its body (after the
+    docstring): a new line, the only one it adds."""
+    line = cst.parse_statement(
+        f"if {NAMESPACE}.__lazy_getattr__({param}): return {NAMESPACE}.__lazy_result__({param})\n")
+    body = node.body
+    if isinstance(body, cst.SimpleStatementSuite):
+        # ``def __getattr__(name): return x``: the one-line body becomes a block
+        body = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=list(body.body))])
+    statements = list(body.body)
+    first = statements[0] if statements else None
+    index = 1 if (
+        isinstance(first, cst.SimpleStatementLine)
+        and _is_doc_or_future(cst, first.body[0], True)
+        and not isinstance(first.body[0], cst.ImportFrom)
+    ) else 0
+    statements.insert(index, line)
+    return node.with_changes(body=body.with_changes(body=statements))
 
 
 def _code(cst, node) -> str:

@@ -10,46 +10,26 @@ returned untouched.  The loader overrides ``source_to_code`` and
 ``importlib.resources`` and ``pkgutil`` support are CPython's own.
 
 Nothing heavy is imported here: the rewriter (``lazify._emit_ast`` and the
-``ast``/``symtable``/``dataclasses`` it needs) is imported on the first
-cache miss, with a thread-local busy flag set so that those modules pass
-through untransformed.
+``ast`` it needs) is imported on the first cache miss, with a thread-local
+busy flag set so that those modules pass through untransformed; the modules
+it imports are never rewritten (:mod:`lazify._rewriter_deps` measures them).
 """
 
 import _thread
+import _warnings
 import io
 import os
 import sys
 from importlib import machinery
 
-from . import _cache
+from . import _cache, _rewriter_deps
 
 SourceFileLoader = machinery.SourceFileLoader
 
-#: top-level packages never rewritten: the hook's own machinery, and what
-#: decoding a source file can import
-NEVER = frozenset({"lazify", "importlib", "encodings", "codecs"})
-
-#: What importing the rewriter (lazify._emit_ast, _plan) pulls in, on
-#: 3.10-3.13, by top-level name (tests/test_hook.py checks the list).  These
-#: stay plain too: were one of them rewritten, its first cache miss would
-#: import the rewriter while the module is still half initialized (`inspect`
-#: imports `ast`; rewriting `ast` needs `ast`), a circular import the busy
-#: flag cannot prevent because the module is already in sys.modules.
-REWRITER_DEPS = frozenset({
-    "__future__", "_collections_abc", "_opcode_metadata", "_weakrefset", "abc", "ast",
-    "bisect", "collections", "contextlib", "copy", "copyreg", "dataclasses", "dis", "enum",
-    "functools", "genericpath", "inspect", "io", "keyword", "linecache", "ntpath", "opcode",
-    "operator", "os", "posixpath", "re", "reprlib", "sre_compile", "sre_constants",
-    "sre_parse", "stat", "symtable", "token", "tokenize", "types", "warnings", "weakref",
-    # not imported by the rewriter, but dataclasses reads sys.modules["typing"] while
-    # the planner's dataclasses are created: a half-initialised typing, rewritten on a
-    # cold cache, has no ClassVar yet
-    "typing",
-    # 3.14+: what inspect and warnings import there (a stopgap until the list is derived)
-    "annotationlib", "_py_warnings",
-})
-
-_PLAIN = NEVER | REWRITER_DEPS
+#: top-level packages never rewritten: the hook's machinery and every module
+#: the rewriter imports, measured on this interpreter by :mod:`_rewriter_deps`
+#: when the hook is installed (None until then)
+_PLAIN = None
 
 #: environment switches, read once (LAZIFY_STRICT is read when it matters)
 _DEBUG = os.environ.get("LAZIFY_DEBUG", "") not in ("", "0")
@@ -74,15 +54,31 @@ def _debug(message: str) -> None:
 
 
 def _never(fullname: str) -> bool:
-    return fullname.partition(".")[0] in _PLAIN
+    return fullname.partition(".")[0] in (_PLAIN or _rewriter_deps.MACHINERY)
+
+
+def _import_rewriter():
+    busy, _state.busy = _state.busy, True
+    try:
+        _rewriter_deps.exercise()
+    finally:
+        _state.busy = busy
+
+
+def plain_modules() -> frozenset:
+    """The top-level packages the hook never rewrites (measured once per process)."""
+    global _PLAIN
+    if _PLAIN is None:
+        _PLAIN = _rewriter_deps.plain_modules(_import_rewriter)
+    return _PLAIN
 
 
 def _runtime():
-    rt = sys.modules.get("lazify._runtime")
+    rt = sys.modules.get("lazify._importlib_bootstrap")
     if rt is None:
         busy, _state.busy = _state.busy, True
         try:
-            from . import _runtime as rt
+            from . import _importlib_bootstrap as rt
         finally:
             _state.busy = busy
     return rt
@@ -139,9 +135,8 @@ class LazifyLoader(SourceFileLoader):
             stats["failed"] += 1
             if _strict():
                 raise
-            import warnings
-
-            warnings.warn(
+            # _warnings, not warnings: the module that failed may be warnings itself
+            _warnings.warn(
                 f"lazify could not rewrite module {name!r} ({path}): "
                 f"{type(exc).__name__}: {exc}; importing it eagerly",
                 RuntimeWarning,
@@ -298,6 +293,7 @@ def install(*, enabled=True, excluding=None):
     :param excluding: module names whose own imports stay eager.
     """
     _runtime().set_lazy_imports(enabled, excluding=excluding)
+    plain_modules()
     if not any(f is _finder for f in sys.meta_path):
         sys.meta_path.insert(0, _finder)
 
@@ -360,6 +356,7 @@ def compile_paths(paths, *, hash_based=False):
     errors = []
     written = 0
     fresh = []
+    plain_modules()
 
     def write(path, code, st, data, use_hash):
         result = _cache.write_cached(

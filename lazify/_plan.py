@@ -10,10 +10,10 @@ columns).
 from __future__ import annotations
 
 import ast
-import dataclasses
 import sys
 
 from ._reasons import Reason
+from ._record import record
 
 #: The one identifier the rewrite injects into a module namespace.
 NAMESPACE = "__lazy__"
@@ -21,7 +21,7 @@ NAMESPACE = "__lazy__"
 Span = tuple  # (lineno, col_offset, end_lineno, end_col_offset)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@record
 class ImportedName:
     """One name bound by an import statement, with its verdict."""
 
@@ -48,7 +48,7 @@ class ImportedName:
     explicit: bool = False
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@record
 class ImportSite:
     """One import statement."""
 
@@ -85,7 +85,7 @@ class ImportSite:
         return not self.explicit and any(n.lazy for n in self.names)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@record
 class Reference:
     """A load of a lazily imported global that the rewrite routes."""
 
@@ -96,7 +96,7 @@ class Reference:
     at_import: bool
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@record
 class AnnotationOwner:
     """A function, class or module whose deferred annotations name lazy imports.
 
@@ -125,7 +125,7 @@ class AnnotationOwner:
     names: tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@record
 class TemplateString:
     """A t-string (PEP 750, 3.14+) whose interpolations read lazy globals.
 
@@ -141,7 +141,23 @@ class TemplateString:
     names: tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@record
+class GetattrPrologue:
+    """A module-level ``def __getattr__`` that answers lazify's names itself.
+
+    The emitters put ``if __lazy__.__lazy_getattr__(param): return
+    __lazy__.__lazy_result__(param)`` first in its body, so the module's
+    ``__getattr__`` is the user's own function, with no wrapper frame between
+    it and its caller (``warnings.warn(stacklevel=2)``, ``sys._getframe(1)``).
+    """
+
+    #: the def statement
+    span: Span
+    #: the name of its first parameter
+    param: str
+
+
+@record
 class Plan:
     """Everything an emitter needs, and everything ``check`` reports."""
 
@@ -150,8 +166,8 @@ class Plan:
     imports: tuple[ImportSite, ...]
     references: tuple[Reference, ...]
     #: spans of module-level statements (top level or inside top-level
-    #: if/for/while blocks) that bind ``__getattr__`` or ``__dir__``: the
-    #: emitters put a chain call right after each
+    #: if/for/while blocks) that bind ``__getattr__`` other than by a def
+    #: with a prologue: the emitters put a chain call right after each
     chain_after: tuple[Span, ...]
     #: end line of the module docstring / last ``from __future__`` statement
     #: at the top of the module (0 if none): the header goes after it
@@ -166,6 +182,8 @@ class Plan:
     #: functions, classes and (3.14+) the module, whose annotations import
     #: lazy names when read
     annotation_owners: tuple[AnnotationOwner, ...] = ()
+    #: module-level ``def __getattr__`` statements that get lazify's prologue
+    getattr_prologues: tuple[GetattrPrologue, ...] = ()
     #: 3.14+ template strings whose interpolations read lazy names
     templates: tuple[TemplateString, ...] = ()
 
@@ -252,6 +270,17 @@ class _Site:
         self.bindings = []
 
 
+def walk(node):
+    """Every node below ``node`` (and itself), as ``ast.walk`` yields them, but
+    importing nothing: on 3.15 ``ast.walk`` imports ``collections`` when first
+    called, which would make it one of the modules never rewritten."""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        stack.extend(ast.iter_child_nodes(node))
+        yield node
+
+
 def _span(node) -> Span:
     return (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
 
@@ -278,6 +307,8 @@ class _Walker:
         self.sites = []
         self.loads = []
         self.module_rebinds = {}     # name -> first line of a non-import binding
+        #: every name bound at module scope other than by an import -> first line
+        self.module_bound = {}
         self.dynamic = None          # first line that reads the namespace dynamically
         self.annotation_names = set()
         #: names in annotations no owner can wrap (module level, or a class
@@ -292,6 +323,7 @@ class _Walker:
         self.in_annotation = False   # visiting an evaluated annotation
         self.docstring_sources = []
         self.chain_after = []
+        self.getattr_prologues = []
         self.module_stmt = None      # innermost statement at module scope
         self.harmless_calls = set()  # ids of globals() calls that only write
         self.uses_reserved = False
@@ -424,15 +456,26 @@ class _Walker:
             scope.bound.add(name)
             return
         if scope.kind == _MODULE or name in scope.global_decl:
+            self.module_bound.setdefault(name, lineno)
             if name in self.candidates:
                 self.module_rebinds.setdefault(name, lineno)
-            if name in ("__getattr__", "__dir__") and scope.kind == _MODULE \
-                    and self.module_stmt is not None:
+            if name == "__getattr__" and scope.kind == _MODULE \
+                    and self.module_stmt is not None and not self._prologue(self.module_stmt):
                 self.chain_after.append(_span(self.module_stmt))
             return
         scope.bound.add(name)
         if scope.kind == _CLASS and scope.direct:
             scope.class_first_bind.setdefault(name, scope.stmt_index)
+
+    def _prologue(self, stmt) -> bool:
+        """Record a prologue for ``def __getattr__(name)`` bound by ``stmt``."""
+        if type(stmt) is not ast.FunctionDef or stmt.name != "__getattr__":
+            return False
+        params = [*stmt.args.posonlyargs, *stmt.args.args]
+        if not params:
+            return False
+        self.getattr_prologues.append((_span(stmt), params[0].arg))
+        return True
 
     def visit_Name(self, node: ast.Name):
         name = node.id
@@ -517,7 +560,7 @@ class _Walker:
             self.visit(node)
             self.in_annotation = outer
             # String parts are still evaluated later by get_type_hints.
-            for sub in ast.walk(node):
+            for sub in walk(node):
                 if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
                     self._string_annotation(sub.value)
         else:
@@ -526,7 +569,7 @@ class _Walker:
     def _deferred_names(self, node):
         owner = self.owner
         names = self.eager_annotation_names if owner is None else owner[2]
-        for sub in ast.walk(node):
+        for sub in walk(node):
             if isinstance(sub, ast.Name):
                 self.annotation_names.add(sub.id)
                 names.add(sub.id)
@@ -738,7 +781,7 @@ class _Walker:
                     scope.bound.add(bound)
                     if scope.kind == _CLASS and scope.direct:
                         scope.class_first_bind.setdefault(bound, scope.stmt_index)
-            elif bound in ("__getattr__", "__dir__") and self.module_stmt is not None:
+            elif bound == "__getattr__" and self.module_stmt is not None:
                 self.chain_after.append(_span(self.module_stmt))
         self.sites.append(site)
 
@@ -897,7 +940,7 @@ def _doctest_names(sources) -> set:
             except (SyntaxError, ValueError):
                 names.update(_words(chunk))
                 continue
-            for sub in ast.walk(tree):
+            for sub in walk(tree):
                 if isinstance(sub, ast.Name):
                     names.add(sub.id)
     return names
@@ -1000,8 +1043,12 @@ class deep_recursion:
 
 
 def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
-                excluding=None, source: str | None = None) -> Plan:
-    """Plan the rewrite of one module: a verdict for every imported name."""
+                excluding=None, source: str | bytes | None = None) -> Plan:
+    """Plan the rewrite of one module: a verdict for every imported name.
+
+    :param source: the module's source, for the comments that mark an import
+        as intentionally unused (``# noqa``); without it none are seen.
+    """
     future_annotations = any(
         isinstance(node, ast.ImportFrom) and node.module == "__future__" and node.level == 0
         and any(alias.name == "annotations" for alias in node.names)
@@ -1038,6 +1085,7 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
             global_loads.setdefault(load.name, []).append(load)
 
     # Verdicts.
+    markers = _UnusedMarkers(source)
     imports = []
     lazy_names = set()
     for site in walker.sites:
@@ -1051,12 +1099,19 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
                 target = resolve_module("from", node.module or "", node.level, package)
             else:
                 target = alias_text.partition(" as ")[0]
-            reason = None if explicit else _reason(
-                site, node, bound, target, is_from,
-                excluded=excluded, walker=walker,
-                multiply_bound=multiply_bound, is_package=is_package,
-                package=package, doctest_names=doctest_names,
-                class_shadow=class_shadow)
+            unused = (bound not in global_loads and bound not in walker.annotation_names
+                      and bound not in walker.exported)
+            if explicit:
+                reason = None
+            else:
+                reason = _reason(site, node, bound, target, is_from,
+                                 excluded=excluded, walker=walker,
+                                 multiply_bound=multiply_bound, is_package=is_package,
+                                 package=package, doctest_names=doctest_names,
+                                 class_shadow=class_shadow)
+                if reason is None:
+                    reason = _hazard(site, node, bound, target, is_from, unused, package,
+                                     is_package, walker, signatures, markers)
             loads = global_loads.get(bound, ()) if reason is None else ()
             at_import = [ld.node.lineno for ld in loads if ld.at_import]
             mentioned = bound in walker.annotation_names
@@ -1064,8 +1119,7 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
             names.append(ImportedName(
                 name=bound, alias=alias_text, module=target, lazy=reason is None,
                 reason=reason, used_at_import=min(at_import) if at_import else None,
-                unused=reason is None and not loads and not mentioned
-                and bound not in walker.exported,
+                unused=reason is None and unused,
                 in_annotations=in_annotations, explicit=explicit))
             if reason is None and not explicit:
                 lazy_names.add(bound)
@@ -1100,7 +1154,10 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
     return Plan(
         module=module, is_package=is_package, imports=tuple(imports),
         references=references if rewrite else (),
-        chain_after=tuple(walker.chain_after) if rewrite and lazy_names else (),
+        chain_after=tuple(walker.chain_after) if rewrite else (),
+        getattr_prologues=tuple(
+            GetattrPrologue(span=span, param=param) for span, param in walker.getattr_prologues
+        ) if rewrite else (),
         header_after_line=_header_after_line(tree),
         fallback_names=fallback_names if rewrite else (), rewrite=rewrite,
         annotation_owners=tuple(sorted(owners, key=lambda owner: owner.span)),
@@ -1109,6 +1166,66 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
 
 
 _SHADOW = 2
+
+#: comments by which an author says an unused import is there on purpose
+#: (flake8/ruff, pylint, pyright, isort), lower-cased
+_UNUSED_MARKERS = (b"noqa", b"unused-import", b"reportunusedimport", b"isort: skip",
+                   b"isort:skip")
+
+
+class _UnusedMarkers:
+    """Whether an import statement's lines carry a comment marking it unused on purpose."""
+
+    def __init__(self, source):
+        if isinstance(source, str):
+            source = source.encode("utf-8", "surrogatepass")
+        self.source = source
+        self.lines = None
+
+    def __call__(self, node) -> bool:
+        if not self.source:
+            return False
+        if self.lines is None:
+            # the lines ast counts: \r\n, \r and \n end a line (not \f, \v, ...)
+            self.lines = self.source.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+        text = b"\n".join(self.lines[node.lineno - 1:node.end_lineno])
+        comment = text.find(b"#")
+        if comment < 0:
+            return False
+        text = text[comment:].lower()
+        return any(marker in text for marker in _UNUSED_MARKERS)
+
+
+def _own_submodule(target, package):
+    """The name of the package's own submodule ``target`` lies in, or None."""
+    if package and target.startswith(package + "."):
+        return target[len(package) + 1:].partition(".")[0]
+    return None
+
+
+def _hazard(site, node, bound, target, is_from, unused, package, is_package, walker,
+            signatures, markers):
+    """Why an import PEP 690 would make lazy must stay eager for the program to
+    work: it shows that importing it matters, or that its import must happen
+    where it is written."""
+    if is_package:
+        sub = _own_submodule(target, package)
+        if sub is not None and sub != bound and (
+                sub in walker.module_bound or sub in signatures):
+            # ``from .duration import Duration`` then ``def duration``: the submodule,
+            # imported later, would replace the package's own ``duration``
+            return Reason.SHADOWED_SUBMODULE
+    if not unused:
+        return None
+    if markers(node):
+        # ``from . import events  # noqa``: kept for what importing it does
+        return Reason.SIDE_EFFECTS
+    if is_package and (
+            (is_from and target == package) or (not is_from and _own_submodule(target, package))):
+        # a package __init__ importing its own submodule and never reading it:
+        # the submodule registers itself (alembic's dialects in alembic.ddl)
+        return Reason.SIDE_EFFECTS
+    return None
 
 _BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
 

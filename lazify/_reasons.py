@@ -2,31 +2,47 @@
 
 from __future__ import annotations
 
-import enum
 
+class Reason(str):
+    """A stable reason code for an eager import: the string is what JSON shows.
 
-class Reason(str, enum.Enum):
-    """A stable reason code for an eager import (the value is what JSON shows)."""
+    A ``str`` with named constants rather than an ``enum.Enum``: the planner
+    runs inside the import hook, and what it imports stays plain (``enum``
+    could not be lazy then).
+    """
 
-    TRY = "try"
-    WITH = "with"
-    FUNCTION = "function"
-    CLASS = "class"
-    STAR = "star"
-    FUTURE = "future"
-    EXCLUDED = "excluded"
-    REBOUND = "rebound"
-    DYNAMIC_NAMESPACE = "dynamic-namespace"
-    DEFERRED_ANNOTATION = "deferred-annotation"
-    DOCTEST = "doctest"
-    CLASS_SHADOW = "class-shadow"
-    SUBMODULE_NAME = "submodule-name"
-    RESERVED_NAME = "reserved-name"
+    __slots__ = ()
+
+    @property
+    def value(self) -> str:
+        """The code (as ``enum``'s ``.value`` gave it)."""
+        return str(self)
 
     @property
     def words(self) -> str:
         """The reason in words, for the text report."""
         return _WORDS[self]
+
+    def __repr__(self) -> str:
+        return f"Reason({str(self)!r})"
+
+
+Reason.TRY = Reason("try")
+Reason.WITH = Reason("with")
+Reason.FUNCTION = Reason("function")
+Reason.CLASS = Reason("class")
+Reason.STAR = Reason("star")
+Reason.FUTURE = Reason("future")
+Reason.EXCLUDED = Reason("excluded")
+Reason.REBOUND = Reason("rebound")
+Reason.DYNAMIC_NAMESPACE = Reason("dynamic-namespace")
+Reason.DEFERRED_ANNOTATION = Reason("deferred-annotation")
+Reason.DOCTEST = Reason("doctest")
+Reason.CLASS_SHADOW = Reason("class-shadow")
+Reason.SUBMODULE_NAME = Reason("submodule-name")
+Reason.RESERVED_NAME = Reason("reserved-name")
+Reason.SHADOWED_SUBMODULE = Reason("shadowed-submodule")
+Reason.SIDE_EFFECTS = Reason("side-effects")
 
 
 _WORDS = {
@@ -51,4 +67,12 @@ _WORDS = {
     Reason.CLASS_SHADOW: "a class body reads it before binding the same name",
     Reason.SUBMODULE_NAME: "the name equals the submodule it comes from",
     Reason.RESERVED_NAME: "the name is reserved for lazify's rewrite (__lazy__ or a dunder)",
+    Reason.SHADOWED_SUBMODULE: (
+        "the package binds the name of the submodule this imports (from .duration import "
+        "Duration, then def duration): importing it later would replace that binding"
+    ),
+    Reason.SIDE_EFFECTS: (
+        "never read, and kept for what importing it does: marked unused on purpose "
+        "(# noqa, # noqa: F401), or a package __init__ importing its own submodule"
+    ),
 }

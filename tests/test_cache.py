@@ -81,7 +81,7 @@ def test_tag_changes_when_the_rewriter_changes(tmp_path):
     """Editing _plan/_emit_ast/_runtime gives a new tag (no stale caches in a dev tree)."""
     fake = tmp_path / "lazify"
     fake.mkdir()
-    for name in ("__init__.py", "_plan.py", "_emit_ast.py", "_runtime.py"):
+    for name in ("__init__.py", "_plan.py", "_emit_ast.py", "_importlib_bootstrap.py"):
         (fake / name).write_text("")
     with open(_cache.__file__, "rb") as f:
         (fake / "_cache.py").write_bytes(f.read())

@@ -13,7 +13,7 @@ import pytest
 from lazify._cli import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HEADER = "from lazify._runtime import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())"
+HEADER = "from lazify._importlib_bootstrap import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())"
 
 LAZY = "import json\n\n\ndef f():\n    return json.dumps(1)  # keep me\n"
 LAZY_REWRITTEN = (

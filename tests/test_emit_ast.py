@@ -18,7 +18,7 @@ import types
 
 import pytest
 
-from lazify import _runtime
+from lazify import _importlib_bootstrap as _runtime
 from lazify._emit_ast import emit, header_index, transform
 from lazify._plan import plan_module
 from tests._util import fixture_requires
@@ -99,7 +99,7 @@ def test_header_after_docstring_and_future_imports():
     new = emit(tree, plan_module(tree, module="m"))
     assert isinstance(new.body[0], ast.Expr) and new.body[0].value.value == "Doc."
     assert isinstance(new.body[1], ast.ImportFrom) and new.body[1].module == "__future__"
-    assert isinstance(new.body[2], ast.ImportFrom) and new.body[2].module == "lazify._runtime"
+    assert isinstance(new.body[2], ast.ImportFrom) and new.body[2].module == "lazify._importlib_bootstrap"
     code = compile(new, "m.py", "exec")   # __future__ still first: compiles
     namespace = {"__name__": "m"}
     exec(code, namespace)

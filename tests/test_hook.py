@@ -19,8 +19,9 @@ import zipfile
 
 import pytest
 
-from lazify import _cache, _hook, _runtime
-from tests._util import run_python
+from lazify import _cache, _hook
+from lazify import _importlib_bootstrap as _runtime
+from tests._util import ROOT, run_python
 
 OLD = time.time() - 3600
 
@@ -674,21 +675,77 @@ def test_compile_waits_out_a_fresh_timestamp(tmp_path):
 # --------------------------------------------------------------------- start-up cost
 
 
-def test_rewriter_dependencies_are_listed(tmp_path):
-    """Every module the rewriter imports stays plain (else: a circular import on a miss)."""
+def test_rewriter_dependencies_are_measured(tmp_path):
+    """Every module the rewriter imports stays plain (else: a circular import on a miss),
+    whether the measurement is kept (a child interpreter) or taken in the process."""
     code = """
         import sys
         from importlib.machinery import SourceFileLoader
+        import lazify, lazify._hook, lazify._config
         before = set(sys.modules)
+        lazify.install()
         import lazify._emit_ast, lazify._plan
-        from lazify._hook import NEVER, REWRITER_DEPS
+        from lazify._hook import plain_modules
         new = [n for n in set(sys.modules) - before
                if type(getattr(sys.modules[n].__spec__, "loader", None)) is SourceFileLoader]
-        print(sorted(n for n in new if n.partition(".")[0] not in NEVER | REWRITER_DEPS))
+        print(sorted(n for n in new if n.partition(".")[0] not in plain_modules()))
     """
-    for flags in ([], ["-S", "-X", "frozen_modules=off"] if sys.version_info >= (3, 11) else ["-S"]):
-        proc = run_python([*flags, "-c", textwrap.dedent(code)], cwd=tmp_path, check=True)
+    flags = ["-S", "-X", "frozen_modules=off"] if sys.version_info >= (3, 11) else ["-S"]
+    env = {"XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    for args, extra in (([], {}), (flags, {}), (flags, {"PYTHONDONTWRITEBYTECODE": "1"})):
+        proc = run_python([*args, "-c", textwrap.dedent(code)], cwd=tmp_path,
+                          env_extra={**env, **extra}, check=True)
         assert proc.stdout.strip() == "[]"
+
+
+def test_rewriter_dependency_measurement_is_kept_and_remeasured_when_bad(tmp_path):
+    code = """
+        import lazify
+        from lazify import _rewriter_deps
+        path = _rewriter_deps.memo_path()
+        if {bad!r}:
+            with open(path, "w") as f:
+                f.write("garbage")
+        lazify.install()
+        from lazify._hook import plain_modules
+        with open(path) as f:
+            kept = set(f.read().split())
+        print("ast" in plain_modules(), kept <= plain_modules(), "ast" in kept)
+    """
+    for bad in (False, True):
+        proc = run_python(["-c", textwrap.dedent(code.format(bad=bad))], cwd=tmp_path, check=True)
+        assert proc.stdout.split() == ["True", "True", "True"]
+
+
+def test_sitecustomize_install_then_the_stdlib_first_thing(tmp_path):
+    """install() in sitecustomize.py, then the modules the rewriter once depended on, on a
+    cold cache and a warm one: every version's own set of dependencies stays plain."""
+    write_tree(tmp_path, {"site/sitecustomize.py": "import lazify\nlazify.install()\n",
+                          "main.py": """
+        import sys
+        import inspect, dataclasses, typing, asyncio
+        if sys.version_info >= (3, 14):
+            import annotationlib
+            print(annotationlib.get_annotations(lambda x: None) == {})
+        else:
+            print(True)
+
+        @dataclasses.dataclass
+        class Point:
+            x: int
+            limit: typing.ClassVar[int] = 3
+
+        print(inspect.signature(Point), Point(1), asyncio.run(asyncio.sleep(0, "slept")))
+        print(type(sys.modules["main"].__loader__).__name__ if "main" in sys.modules else "")
+    """})
+    env = {"PYTHONPATH": str(tmp_path / "site") + os.pathsep + ROOT,
+           "PYTHONPYCACHEPREFIX": str(tmp_path / "cache"), "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    for _run in ("cold", "warm"):
+        proc = run_python(["-W", "error", "main.py"], cwd=tmp_path, env_extra=env)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.splitlines() == ["True", "(x: int) -> None Point(x=1) slept", ""]
+    assert any(name.endswith(".pyc") and "lazify" in name
+               for _dir, _dirs, names in os.walk(tmp_path / "cache") for name in names)
 
 
 def test_stdlib_module_importing_the_rewriters_dependencies(tmp_path):

@@ -199,7 +199,9 @@ def test_header_after_line(source: str, line: int) -> None:
 
 
 def test_chain_after_module_level_getattr_and_dir() -> None:
-    """Each module-level binding of ``__getattr__``/``__dir__`` gets a chain call after it."""
+    """A module-level ``def __getattr__`` gets lazify's prologue; any other module-level
+    binding of ``__getattr__`` a chain call after it; ``__dir__`` neither (the module's
+    own ``__dir__`` answers ``dir(module)``, as eagerly)."""
     source = (
         "import json\n"
         "def __getattr__(name):\n"
@@ -214,7 +216,8 @@ def test_chain_after_module_level_getattr_and_dir() -> None:
         "__getattr__, other = 1, 2\n"
     )
     plan = plan_module(ast.parse(source))
-    assert plan.chain_after == ((2, 0, 3, 15), (5, 4, 5, 24), (11, 0, 11, 25))
+    assert plan.chain_after == ((11, 0, 11, 25),)
+    assert [(p.span, p.param) for p in plan.getattr_prologues] == [((2, 0, 3, 15), "name")]
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
 """Argument parsing and dispatch for heavyapp."""
-from lazify._runtime import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())
+from lazify._importlib_bootstrap import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())
 __lazy__.__lazy_import__('argparse')
 __lazy__.__lazy_import__('sys')
 

@@ -1,2 +1,2 @@
 """One module per subcommand; each imports its heavy dependency at the top."""
-from lazify._runtime import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())
+from lazify._importlib_bootstrap import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())

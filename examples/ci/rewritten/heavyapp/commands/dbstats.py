@@ -1,5 +1,5 @@
 """``heavyapp db``: word counts through an in-memory SQLite database."""
-from lazify._runtime import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())
+from lazify._importlib_bootstrap import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())
 __lazy__.__lazy_import__('sqlite3')
 __lazy__.__lazy_from__('decimal', 'Decimal')
 

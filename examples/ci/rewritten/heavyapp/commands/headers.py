@@ -1,5 +1,5 @@
 """``heavyapp headers``: parse an HTTP header block."""
-from lazify._runtime import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())
+from lazify._importlib_bootstrap import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())
 __lazy__.__lazy_import__('http.client')
 __lazy__.__lazy_import__('io')
 __lazy__.__lazy_import__('json')

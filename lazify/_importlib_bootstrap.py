@@ -2,7 +2,7 @@
 
 A rewritten module starts with::
 
-    from lazify._runtime import __lazy_module__ as __lazy__
+    from lazify._importlib_bootstrap import __lazy_module__ as __lazy__
     __lazy__ = __lazy__(globals())
 
 ``__lazy__`` is an instance of a per-module class whose instance ``__dict__``
@@ -18,6 +18,13 @@ interface of the cached bytecode: renaming one needs a cache-format bump.
 
 This module is on every user's start-up path: it imports nothing but
 ``sys`` and ``builtins`` (and, on 3.15, the built-in ``_types``).
+
+Its file name is deliberate: ``warnings`` and ``logging`` treat frames whose
+file name contains both "importlib" and "_bootstrap" as import machinery and
+skip them when they count ``stacklevel``, as they skip importlib's own.  A
+deferred import runs from here, where an eager one runs from importlib, so a
+module that warns with ``stacklevel=2`` while it is imported, and a package
+``__getattr__`` reached through lazify's, still name the user's code.
 """
 
 import builtins
@@ -31,6 +38,10 @@ if sys.version_info >= (3, 15):
     from _types import LazyImportType as _LazyImportType
 else:
     _LazyImportType = None
+
+#: how deep a deferred import may re-enter itself from user code before the
+#: re-entry is answered "not there yet" (a safety net against a loop)
+_MAX_REENTRY = 3
 
 #: Packages whose import-time order no static rule sees; imports *within*
 #: them stay eager.  Each entry: the reason, and what broke.
@@ -150,9 +161,15 @@ class _Entry:
             if value is not _MISSING:
                 return value
         location = getattr(module, "__file__", None) or "unknown location"
-        raise ImportError(
-            f"cannot import name {self.attr!r} from {module_name!r} ({location})",
-            name=module_name, path=getattr(module, "__file__", None))
+        spec = getattr(module, "__spec__", None)
+        if getattr(spec, "_initializing", False):
+            # the statement re-run while the module is still executing
+            source = (f"partially initialized module {module_name!r} "
+                      f"(most likely due to a circular import)")
+        else:
+            source = repr(module_name)
+        raise ImportError(f"cannot import name {self.attr!r} from {source} ({location})",
+                          name=module_name, path=getattr(module, "__file__", None))
 
     def absolute(self, package):
         """Absolute name of the module the statement imports (best effort)."""
@@ -165,6 +182,112 @@ class _Entry:
             return None
         base = ".".join(parts[: len(parts) - self.level + 1])
         return f"{base}.{self.module}" if self.module else base
+
+
+# ---------------------------------------------------------------------------
+# Optional imports: an ImportError must surface where the importer expects it.
+#
+# ``try: import plugin except ImportError: skip`` (or ``__import__`` or
+# ``importlib.import_module`` in such a ``try``, or ``contextlib.suppress``):
+# eagerly, a missing dependency of ``plugin`` raises inside that ``try``.
+# Lazily, plugin's own imports are deferred, so it imports fine and the error
+# moves to the first use, for every user of the library.  So a module imported
+# where an ImportError is caught is "guarded": each of its deferred imports is
+# *found* at once (a finder's lookup, nothing executed) and a module that is not
+# there raises ModuleNotFoundError at its statement, as eagerly.  A module
+# imported while a guarded one runs is guarded too.
+
+#: exception names whose handler catches ImportError
+_IMPORT_ERROR_NAMES = frozenset({"ImportError", "ModuleNotFoundError", "Exception"})
+#: code object -> whether it is import machinery (skipped when looking for the importer)
+_machinery_code = {}
+#: code object -> ((start, end), ...) byte ranges covered by an exception handler
+_covered = {}
+
+
+def _is_machinery(code):
+    known = _machinery_code.get(code)
+    if known is None:
+        filename = code.co_filename
+        known = _machinery_code[code] = (
+            filename.startswith("<frozen importlib") or filename == _RUNTIME_FILE
+            or (filename.endswith("__init__.py") and filename.endswith(
+                ("importlib/__init__.py", "importlib\\__init__.py"))))
+    return known
+
+
+_RUNTIME_FILE = _is_machinery.__code__.co_filename
+
+
+def _handler_ranges(code):
+    """Byte ranges of ``code`` covered by an exception handler (3.11+ tables)."""
+    ranges = _covered.get(code)
+    if ranges is None:
+        ranges = []
+        table = getattr(code, "co_exceptiontable", b"")
+        index, size = 0, len(table)
+
+        def varint():
+            nonlocal index
+            byte = table[index]
+            index += 1
+            value = byte & 63
+            while byte & 64:
+                byte = table[index]
+                index += 1
+                value = (value << 6) | (byte & 63)
+            return value
+        try:
+            while index < size:
+                start = varint() * 2
+                length = varint() * 2
+                varint()                 # handler target
+                varint()                 # depth and lasti
+                ranges.append((start, start + length))
+        except IndexError:
+            ranges = []
+        ranges = _covered[code] = tuple(ranges)
+    return ranges
+
+
+def _guarded(frame) -> bool:
+    """Whether the module whose body runs in ``frame`` is being imported where an
+    ImportError would be caught: the first frame above the import machinery is
+    covered by a handler in code that names ImportError, ModuleNotFoundError or
+    Exception (3.10 has no handler tables: naming them is enough), or is the body
+    of a guarded module."""
+    frame = frame.f_back
+    while frame is not None and _is_machinery(frame.f_code):
+        frame = frame.f_back
+    if frame is None:
+        return False
+    code = frame.f_code
+    if code.co_name == "<module>":
+        owner = frame.f_globals.get("__lazy__")
+        if isinstance(owner, _Namespace) and type(owner).__lazify_state__.guarded:
+            return True
+    if _IMPORT_ERROR_NAMES.isdisjoint(code.co_names):
+        return False
+    if not hasattr(code, "co_exceptiontable"):
+        return True
+    lasti = frame.f_lasti
+    return any(start <= lasti < end for start, end in _handler_ranges(code))
+
+
+def _must_be_found(entry, package):
+    """Raise ModuleNotFoundError now if the top-level package a guarded module's
+    deferred import needs cannot be found (eagerly, that import would fail here)."""
+    if entry.level:
+        return                           # the importer's own package is there
+    top = entry.module.partition(".")[0]
+    if not top or top in sys.modules:
+        return
+    try:
+        spec = _find_spec(top, None)
+    except Exception:
+        return                           # a finder's own trouble: leave it to the import
+    if spec is None:
+        raise ModuleNotFoundError(f"No module named {top!r}", name=top)
 
 
 def _loaded(name):
@@ -239,8 +362,8 @@ def _pending_changed(delta):
 
 class _ModuleState:
     __slots__ = ("namespace", "cls", "name", "package", "is_package", "pending",
-                 "getattr_fn", "dir_fn", "user_getattr", "user_dir", "installed",
-                 "not_submodules", "generation", "excluded", "resolving")
+                 "getattr_fn", "dir_fn", "user_getattr", "user_getattr_line", "installed",
+                 "not_submodules", "generation", "excluded", "resolving", "guarded")
 
     def __init__(self, namespace, cls):
         self.namespace = namespace
@@ -254,13 +377,20 @@ class _ModuleState:
         self.pending = {}
         self.getattr_fn = _make_getattr(self)
         self.dir_fn = _make_dir(self)
+        #: the module's own ``__getattr__`` when lazify's wraps it (one bound
+        #: other than by a ``def`` with lazify's prologue), and its line (0:
+        #: unknown, taken as bound before everything)
         self.user_getattr = None
-        self.user_dir = None
+        self.user_getattr_line = 0
         self.installed = False
         self.not_submodules = set()
         self.generation = -1
         self.excluded = False
-        self.resolving = set()        # (name, thread id) being resolved
+        #: (name, thread id) -> (depth, line of the statement): deferred
+        #: imports of this module running now
+        self.resolving = {}
+        #: imported where an ImportError is caught (see :func:`_guarded`)
+        self.guarded = False
         _all_states.append(self)
         if self.is_package and self.name:
             _package_states.append(self)
@@ -304,6 +434,8 @@ class _ModuleState:
             elif bound in self.cls.__dict__:
                 delattr(self.cls, bound)   # an _Unbound fallback
             return
+        if self.guarded and existing is None:
+            _must_be_found(entry, self.package)
         namespace.pop(bound, None)
         if existing is None:
             _pending_changed(1)
@@ -339,8 +471,18 @@ class _ModuleState:
 
     # -- resolution ---------------------------------------------------------
 
-    def resolve(self, name):
-        """Import a pending name now and bind it into the module namespace."""
+    def resolve(self, name, probe=False):
+        """Import a pending name now and bind it into the module namespace.
+
+        Re-entered while its own import runs (the imported module, or one it
+        imports, reads the name back), it does what the statement would do at
+        that moment, as PEP 690 does: import again (importlib hands the
+        half-initialised module to the same thread) and bind the name if it
+        is there by now, else raise the error an eager statement raises.
+        Only importlib's own probe (``hasattr(pkg, "sub")`` in its fromlist
+        handling, :param probe:) is answered "not there yet" instead, which
+        is what the eager module, its statement not finished, would answer.
+        """
         namespace = self.namespace
         entry = self.pending.get(name)
         if entry is None:
@@ -349,15 +491,12 @@ class _ModuleState:
                 raise NameError(f"name {name!r} is not defined", name=name)
             return value
         key = (name, get_ident())
-        if key in self.resolving:
-            # Re-entered from the import itself: a package importing its own
-            # submodule (``from pkg import sub`` in pkg/__init__.py), where
-            # importlib's fromlist handling asks ``hasattr(pkg, "sub")``
-            # first, or a circular import.  The eager name is not bound yet.
+        outer = self.resolving.get(key)
+        if outer is not None and (probe or outer[0] >= _MAX_REENTRY):
             raise AttributeError(
                 f"module {self.name!r} has no attribute {name!r} yet "
                 f"(its deferred import is in progress)", name=name)
-        self.resolving.add(key)
+        self.resolving[key] = (1 if outer is None else outer[0] + 1, entry.lineno)
         try:
             value = entry.load(namespace)
         except BaseException as exc:
@@ -366,7 +505,10 @@ class _ModuleState:
                 raise
             raise error from exc
         finally:
-            self.resolving.discard(key)
+            if outer is None:
+                del self.resolving[key]
+            else:
+                self.resolving[key] = outer
         current = namespace.get(name, _MISSING)
         if current is _MISSING:
             namespace[name] = value
@@ -375,6 +517,32 @@ class _ModuleState:
             #                   or the user): keep that value
         self._unpend(name, entry)
         return value
+
+    def defined_later(self, line) -> bool:
+        """Whether a binding at ``line`` does not exist yet for the eager module:
+        one of its own deferred imports from an earlier statement is running
+        in this thread (the eager module would still be at that statement)."""
+        if not self.resolving:
+            return False
+        thread = get_ident()
+        return any(tid == thread and lineno < line
+                   for (_name, tid), (_depth, lineno) in list(self.resolving.items()))
+
+    def lookup(self, name, caller):
+        """lazify's answer for an attribute missing from the module's dict,
+        before the module's own ``__getattr__``: the value, or _MISSING.
+
+        :param caller: the globals of the code asking.
+        """
+        if name in self.pending:
+            return self.resolve(name, probe=caller.get("__name__") == "importlib._bootstrap")
+        value = self.namespace.get(name, _MISSING)
+        if value is not _MISSING:
+            # asked through a copy of the module that replaced it in
+            # sys.modules (pygments.lexers): the name was resolved into the
+            # original's dict after the copy was made
+            return value
+        return self.submodule(name, caller)
 
     def _unpend(self, name, entry):
         if self.pending.get(name) is not entry:
@@ -398,16 +566,30 @@ class _ModuleState:
     # -- PEP 562 hooks --------------------------------------------------------
 
     def install(self):
+        """Make the module answer pending names from outside (PEP 562).
+
+        A ``def __getattr__`` of the module's own that carries lazify's
+        prologue answers them itself and stays; any other is wrapped.  A
+        ``__dir__`` of the module's own stays too: ``dir(module)`` is what it
+        returns, as in the eager program.
+        """
         namespace = self.namespace
         current = namespace.get("__getattr__")
-        if current is not None and current is not self.getattr_fn:
-            self.user_getattr = current
-        current = namespace.get("__dir__")
-        if current is not None and current is not self.dir_fn:
-            self.user_dir = current
-        namespace["__getattr__"] = self.getattr_fn
-        namespace["__dir__"] = self.dir_fn
+        if current is None or current is self.getattr_fn:
+            namespace["__getattr__"] = self.getattr_fn
+        elif not self._serves_itself(current):
+            if current is not self.user_getattr:
+                self.user_getattr, self.user_getattr_line = current, 0
+            namespace["__getattr__"] = self.getattr_fn
+        if "__dir__" not in namespace:
+            namespace["__dir__"] = self.dir_fn
         self.installed = True
+
+    def _serves_itself(self, func) -> bool:
+        """Whether ``func`` is a ``def __getattr__`` of this module with lazify's prologue."""
+        code = getattr(func, "__code__", None)
+        return code is not None and "__lazy_getattr__" in code.co_names \
+            and getattr(func, "__globals__", None) is self.namespace
 
     def maybe_uninstall(self):
         """Take lazify's __getattr__ out once nothing needs it: while a module
@@ -416,27 +598,25 @@ class _ModuleState:
             return
         self.installed = False
         namespace = self.namespace
-        for key, ours, user in (("__getattr__", self.getattr_fn, self.user_getattr),
-                                ("__dir__", self.dir_fn, self.user_dir)):
-            if namespace.get(key) is ours:
-                if user is None:
-                    del namespace[key]
-                else:
-                    namespace[key] = user
+        if namespace.get("__getattr__") is self.getattr_fn:
+            if self.user_getattr is None:
+                del namespace["__getattr__"]
+            else:
+                namespace["__getattr__"] = self.user_getattr
+        if namespace.get("__dir__") is self.dir_fn:
+            del namespace["__dir__"]
 
-    def chain(self):
-        """After the module bound its own __getattr__/__dir__: chain it."""
+    def chain(self, line):
+        """After a statement at ``line`` bound the module's own ``__getattr__``
+        (other than a ``def`` with lazify's prologue): wrap it."""
         namespace = self.namespace
         current = namespace.get("__getattr__")
-        if current is not None and current is not self.getattr_fn:
-            self.user_getattr = current
-            if self.installed:
-                namespace["__getattr__"] = self.getattr_fn
-        current = namespace.get("__dir__")
-        if current is not None and current is not self.dir_fn:
-            self.user_dir = current
-            if self.installed:
-                namespace["__dir__"] = self.dir_fn
+        if current is None or current is self.getattr_fn or self._serves_itself(current):
+            return
+        if current is not self.user_getattr:
+            self.user_getattr, self.user_getattr_line = current, line
+        if self.installed:
+            namespace["__getattr__"] = self.getattr_fn
 
     def submodule(self, name, caller):
         """``pkg.name`` for a submodule an eager program would have loaded.
@@ -491,19 +671,12 @@ class _ModuleState:
 
 def _make_getattr(state):
     def __getattr__(name):
-        if name in state.pending:
-            return state.resolve(name)
-        value = state.namespace.get(name, _MISSING)
-        if value is not _MISSING:
-            # asked through a copy of the module that replaced it in
-            # sys.modules (pygments.lexers): the name was resolved into the
-            # original's dict after the copy was made
-            return value
-        value = state.submodule(name, sys._getframe(1).f_globals)
+        value = state.lookup(name, sys._getframe(1).f_globals)
         if value is not _MISSING:
             return value
-        if state.user_getattr is not None:
-            return state.user_getattr(name)
+        user = state.user_getattr
+        if user is not None and not state.defined_later(state.user_getattr_line):
+            return user(name)
         raise AttributeError(f"module {state.name!r} has no attribute {name!r}",
                              name=name)
     __getattr__.__qualname__ = "lazify.__getattr__"
@@ -512,16 +685,13 @@ def _make_getattr(state):
 
 def _make_dir(state):
     def __dir__():
-        if state.user_dir is not None:
-            names = set(state.user_dir())
-        else:
-            names = set(state.namespace)
-            # lazify's own hooks leave once nothing is pending: listing them
-            # would make ``getattr(mod, name) for name in dir(mod)`` fail
-            # (unittest's loadTestsFromModule)
-            if state.user_getattr is None:
-                names.discard("__getattr__")
-            names.discard("__dir__")
+        names = set(state.namespace)
+        # lazify's own hooks leave once nothing is pending: listing them
+        # would make ``getattr(mod, name) for name in dir(mod)`` fail
+        # (unittest's loadTestsFromModule)
+        if state.namespace.get("__getattr__") is state.getattr_fn and state.user_getattr is None:
+            names.discard("__getattr__")
+        names.discard("__dir__")
         names.update(state.pending)
         return sorted(names)
     __dir__.__qualname__ = "lazify.__dir__"
@@ -807,7 +977,30 @@ class _Namespace:
             space["__annotate__"] = _Annotate(state, names, None, space)
 
     def __lazy_chain__(self):
-        type(self).__lazify_state__.chain()
+        type(self).__lazify_state__.chain(sys._getframe(1).f_lineno)
+
+    def __lazy_getattr__(self, name):
+        """First statement of the module's own ``def __getattr__``: True when
+        lazify has the answer (:meth:`__lazy_result__` returns it), False to
+        let the function's own body run."""
+        state = type(self).__lazify_state__
+        frame = sys._getframe(1)            # the module's __getattr__
+        caller = frame.f_back
+        if state.lookup(name, caller.f_globals if caller is not None else {}) is not _MISSING:
+            return True
+        if state.defined_later(frame.f_code.co_firstlineno):
+            raise AttributeError(f"module {state.name!r} has no attribute {name!r}", name=name)
+        return False
+
+    def __lazy_result__(self, name):
+        """The value :meth:`__lazy_getattr__` found for ``name``."""
+        state = type(self).__lazify_state__
+        value = state.namespace.get(name, _MISSING)
+        if value is _MISSING:
+            value = sys.modules.get(f"{state.name}.{name}", _MISSING)
+        if value is _MISSING:
+            raise AttributeError(f"module {state.name!r} has no attribute {name!r}", name=name)
+        return value
 
     def __lazy_star__(self, module):
         """Before ``from m import *``: m's pending public names must be there."""
@@ -833,7 +1026,8 @@ def __lazy_module__(namespace, *fallback_names):
     cls = type("__lazy__", (_Namespace,), {})
     instance = object.__new__(cls)
     instance.__dict__ = namespace
-    cls.__lazify_state__ = _ModuleState(namespace, cls)
+    state = cls.__lazify_state__ = _ModuleState(namespace, cls)
+    state.guarded = _guarded(sys._getframe(1))
     for name in fallback_names:
         setattr(cls, name, _Unbound(name))
     return instance

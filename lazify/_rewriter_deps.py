@@ -1,0 +1,206 @@
+"""Which modules the import hook never rewrites: measured, not listed.
+
+The hook imports the rewriter (``lazify._emit_ast`` and what it needs) on the
+first cache miss.  Were one of the rewriter's own dependencies being rewritten
+at that moment, the rewriter would meet it half initialised (``inspect``
+imports ``ast``; rewriting ``ast`` needs ``ast``), a circular import no flag
+can prevent.  So every module the rewriter imports stays plain, and which
+those are depends on the Python: on 3.12 ``ast`` pulls in ``re`` and
+``enum``, on 3.14 nothing.  Hand-kept lists broke ``install()`` when a new
+Python added a dependency (``annotationlib`` on 3.14); this module measures
+the set instead, on the running interpreter.
+
+The measurement imports the rewriter in a bare child interpreter (``-I -S``:
+no site, no sitecustomize, so nothing but the interpreter's own start-up
+modules is loaded before it) and is kept beside lazify's own bytecode, keyed
+by the interpreter and lazify's cache format; later starts read one small
+file.  Where that file cannot be written (``PYTHONDONTWRITEBYTECODE``, a
+read-only install with no per-user cache) the rewriter is imported in the
+process itself when the hook is installed: everything it needs is then
+loaded, plain, before anything is rewritten.
+"""
+
+import os
+import sys
+
+from . import _cache
+
+#: top-level packages never rewritten whatever the rewriter imports: lazify
+#: itself, importlib (the finder and loader) and what decoding a source file
+#: can import
+MACHINERY = frozenset({"lazify", "importlib", "encodings", "codecs"})
+
+_MEASURE = (
+    "import sys\n"
+    "sys.path.insert(0, sys.argv[1])\n"
+    "before = set(sys.modules)\n"
+    "from lazify._rewriter_deps import exercise\n"
+    "exercise()\n"
+    "print(' '.join(sorted(set(sys.modules) - before)))\n"
+)
+
+#: Sources the rewriter is run on when it is measured: what it imports only when
+#: it runs (``ast.walk`` imports ``collections`` on 3.15) counts too.  Between
+#: them they take every path of the planner and the emitter.
+SAMPLES = (
+    '''"""Doc.
+
+>>> json.dumps(1)
+"""
+from __future__ import annotations
+import json, os.path as p, a.b.c
+from . import sibling
+from .sub import (x as y, z)
+from m import *
+try:
+    import optional
+except ImportError:
+    optional = None
+with ctx():
+    import inside
+if flag:
+    import maybe
+    from q import map
+def f(arg: Path = json, *, k: "Thing" = None) -> p.Sep:
+    """>>> y"""
+    global z
+    return [json for _ in a.b.c] + {k: v for k, v in z} + (lambda: y)()
+class C(json.JSONEncoder, metaclass=maybe.Meta):
+    attr: json.Thing = sibling
+    def method(self) -> sibling.T:
+        return y
+def __getattr__(name):
+    """Doc."""
+    return json
+__dir__ = lambda: []
+print(f"{json=}", globals(), eval("1"), cast("json.X", 1))
+match json:
+    case {"a": inside} | [*inside]:
+        pass
+''',
+    '''import json
+from typing import Optional
+__getattr__ = json.loads
+x: Optional["json.Thing"] = None
+class D:
+    if x:
+        y: json.Y = 1
+    def g(self, v: json.V): return json
+''',
+)
+
+
+def exercise() -> None:
+    """Import the rewriter and run it on :data:`SAMPLES`."""
+    from lazify._emit_ast import transform
+
+    for index, source in enumerate(SAMPLES):
+        for is_package in (False, True):
+            transform(source.encode(), f"<sample {index}>", module="pkg.mod",
+                      is_package=is_package)
+
+
+def top_level(names) -> frozenset:
+    """The top-level package names of ``names``."""
+    return frozenset(name.partition(".")[0] for name in names)
+
+
+def memo_path(root: str | None = None) -> str | None:
+    """Where the measurement for this interpreter and lazify is kept: beside
+    lazify's own bytecode, or under ``root``."""
+    tag = sys.implementation.cache_tag
+    if tag is None:
+        return None
+    name = f"rewriter-deps.{tag}.{sys.hexversion:x}.{_cache.FORMAT}.txt"
+    if root is not None:
+        return os.path.join(root, name)
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_plan.py")
+    try:
+        return os.path.join(os.path.dirname(_cache._cache_from_source(here)), name)
+    except (NotImplementedError, ValueError):
+        return None
+
+
+def _fallback_dir():
+    root = _cache.fallback_root()
+    return None if root is None else os.path.join(root, "meta")
+
+
+def _read(path):
+    try:
+        with open(path, "rb") as f:
+            text = f.read().decode("ascii")
+    except (OSError, ValueError):
+        return None
+    names = text.split()
+    if "lazify" not in names:
+        return None                      # truncated or foreign: measure again
+    return frozenset(names)
+
+
+def _read_memo():
+    names = _read(memo_path()) if memo_path() else None
+    if names is None:
+        root = _cache.fallback_root()
+        if root is not None and _cache._fallback_trusted(root):
+            names = _read(memo_path(_fallback_dir()))
+    return names
+
+
+def _write_memo(names) -> bool:
+    """Keep the measurement beside lazify's bytecode, else in the per-user cache."""
+    data = " ".join(sorted(names)).encode("ascii") + b"\n"
+    primary = memo_path()
+    if primary is not None:
+        try:
+            _cache._make_dirs(os.path.dirname(primary))
+            _cache.write_atomic(primary, data)
+            return True
+        except OSError:
+            pass
+    root = _cache.fallback_root()
+    if root is None or not _cache._fallback_ready(root):
+        return False
+    try:
+        path = memo_path(_fallback_dir())
+        _cache._make_dirs(os.path.dirname(path), 0o700)
+        _cache.write_atomic(path, data, 0o600)
+        return True
+    except OSError:
+        return False
+
+
+def measure() -> frozenset | None:
+    """Top-level names of what importing the rewriter loads in a bare child
+    interpreter; None if the child cannot be run."""
+    import subprocess
+
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", _MEASURE, package_parent],
+            stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    names = proc.stdout.decode("ascii", "replace").split()
+    if proc.returncode != 0 or "lazify._plan" not in names:
+        return None
+    return top_level(names) | {"lazify"}
+
+
+def plain_modules(import_rewriter) -> frozenset:
+    """Top-level names the hook must never rewrite on this interpreter.
+
+    :param import_rewriter: imports and exercises the rewriter in this process
+        (with the hook's busy flag set); called when no measurement can be kept.
+    """
+    names = _read_memo()
+    if names is not None:
+        return MACHINERY | names
+    if not sys.dont_write_bytecode:
+        names = measure()
+        if names is not None and _write_memo(names):
+            return MACHINERY | names
+    before = set(sys.modules)
+    import_rewriter()
+    return MACHINERY | top_level(set(sys.modules) - before) | {"lazify"}

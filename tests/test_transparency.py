@@ -1,0 +1,271 @@
+"""Subprocess scenarios: a program prints the same plain and under lazify.
+
+Each test writes a small tree into tmp_path and runs ``python main.py`` and
+``python -m lazify run main.py`` there; both print what the program sees
+(values, warnings' locations, frames, which modules are loaded), and the test
+compares the two, or states the one documented difference.
+"""
+
+from __future__ import annotations
+
+from tests._util import run_python
+from tests.test_runtime import write_tree
+
+
+def run_both(tmp_path, files):
+    """``(plain stdout, lazified stdout)`` of main.py; both must exit 0."""
+    write_tree(tmp_path, files)
+    plain = run_python(["main.py"], cwd=tmp_path)
+    assert plain.returncode == 0, plain.stdout + plain.stderr
+    lazy = run_python(["-m", "lazify", "run", "main.py"], cwd=tmp_path)
+    assert lazy.returncode == 0, lazy.stdout + lazy.stderr
+    return plain.stdout.splitlines(), lazy.stdout.splitlines()
+
+
+#: jsonschema's shape: the package's own __getattr__ (a deprecation shim defined
+#: after the imports) reads names the package imports from a submodule, and that
+#: submodule imports a sibling through the package (importlib's fromlist probe).
+PROBED_PACKAGE = {
+    "pkg/__init__.py": """
+        from pkg.validators import A, B
+        import warnings
+
+        def __getattr__(name):
+            checkers = {"a_checker": A}
+            if name in checkers:
+                warnings.warn(f"{name} is deprecated", DeprecationWarning, stacklevel=2)
+                return checkers[name]
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    """,
+    "pkg/_utils.py": "VALUE = 42\n",
+    "pkg/validators.py": """
+        from pkg import _utils
+        X = _utils.VALUE
+        class A: pass
+        class B: pass
+    """,
+}
+
+
+def test_package_getattr_is_not_run_by_a_probe_during_its_own_deferred_import(tmp_path):
+    plain, lazy = run_both(tmp_path, {**PROBED_PACKAGE, "main.py": """
+        import sys
+        import pkg
+        print(sorted(m for m in sys.modules if m.startswith("pkg")))
+        print(pkg.B.__name__, pkg.validators.X)
+        print(sorted(m for m in sys.modules if m.startswith("pkg")))
+    """})
+    assert plain == ["['pkg', 'pkg._utils', 'pkg.validators']", "B 42",
+                     "['pkg', 'pkg._utils', 'pkg.validators']"]
+    assert lazy == ["[]", "B 42", "['pkg', 'pkg._utils', 'pkg.validators']"]
+
+
+WHERE = """
+        import inspect, logging, sys, traceback, warnings
+        logging.basicConfig(stream=sys.stdout, format="log %(filename)s:%(lineno)d %(message)s")
+"""
+
+
+def test_user_getattr_runs_in_its_own_frame(tmp_path):
+    # warnings (stacklevel=2, and filters keyed on the module), sys._getframe(1),
+    # inspect.stack(), logging's stacklevel and tracebacks see the caller, as eagerly
+    plain, lazy = run_both(tmp_path, {**PROBED_PACKAGE, "pkg/frames.py": WHERE + """
+        import json
+
+        def __getattr__(name):
+            if name == "caller":
+                return sys._getframe(1).f_code.co_filename.rsplit("/", 1)[-1]
+            if name == "stack":
+                return inspect.stack()[1].filename.rsplit("/", 1)[-1]
+            if name == "logged":
+                logging.getLogger("x").warning("logged", stacklevel=2)
+                return None
+            raise AttributeError(name)
+
+        def dumps(value):
+            return json.dumps(value)
+    """, "main.py": WHERE + """
+        import pkg, pkg.frames
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            pkg.a_checker
+        print([(w.filename.rsplit("/", 1)[-1], w.lineno, str(w.message)) for w in caught])
+        with warnings.catch_warnings():
+            warnings.filterwarnings("error", category=DeprecationWarning, module="__main__")
+            try:
+                pkg.a_checker
+            except DeprecationWarning as exc:
+                print("error:", exc)
+        print(pkg.frames.caller, pkg.frames.stack, pkg.frames.logged)
+        try:
+            pkg.frames.missing
+        except AttributeError as exc:
+            print([f.filename.rsplit("/", 1)[-1] for f in traceback.extract_tb(exc.__traceback__)])
+        print(pkg.frames.dumps([1]))
+    """})
+    assert plain == lazy
+    assert lazy[0] == "[('main.py', 8, 'a_checker is deprecated')]"
+    assert lazy[1] == "error: a_checker is deprecated"
+    assert lazy[2:] == ["log main.py:16 logged", "main.py main.py None",
+                        "['main.py', 'frames.py']", "[1]"]
+
+
+def test_warning_of_a_lazily_imported_module_points_at_user_code(tmp_path):
+    # Eagerly stacklevel=2 names the importing line; lazily the line that first
+    # uses the module (the import runs there), never lazify's own frames.
+    plain, lazy = run_both(tmp_path, {"optional.py": """
+        import warnings
+        warnings.warn("optional dependency missing", UserWarning, stacklevel=2)
+        VALUE = 1
+    """, "main.py": WHERE + """
+        warnings.simplefilter("always")
+        warnings.showwarning = lambda message, category, filename, lineno, *a: print(
+            "warning", filename.rsplit("/", 1)[-1], lineno, message)
+        import optional
+        print("used", optional.VALUE)
+    """})
+    assert plain == ["warning main.py 8 optional dependency missing", "used 1"]
+    assert lazy == ["warning main.py 9 optional dependency missing", "used 1"]
+
+
+def test_getattr_read_back_and_wrapped_by_a_def(tmp_path):
+    # plotly's generated package __init__: an assigned __getattr__, read back
+    # and wrapped by a def that falls back to it
+    plain, lazy = run_both(tmp_path, {"pkg/__init__.py": """
+        import json
+        from ._importers import relative_import
+
+        __all__, __getattr__, __dir__ = relative_import(__name__, ["sub"])
+
+        orig_getattr = __getattr__
+
+        def __getattr__(import_name):
+            if import_name == "served":
+                return "served by the def"
+            return orig_getattr(import_name)
+
+        def dumps(value):
+            return json.dumps(value)
+    """, "pkg/_importers.py": """
+        import importlib
+
+        def relative_import(name, subs):
+            def __getattr__(attr):
+                if attr in subs:
+                    return importlib.import_module(f"{name}.{attr}")
+                raise AttributeError(f"module {name!r} has no attribute {attr!r}")
+            def __dir__():
+                return sorted(subs)
+            return list(subs), __getattr__, __dir__
+    """, "pkg/sub.py": "WHO = 'pkg.sub'\n", "main.py": """
+        import sys
+        import pkg
+        print(pkg.served, pkg.sub.WHO, dir(pkg))
+        print(hasattr(pkg, "nothing"), pkg.dumps({}))
+        print("json" in sys.modules)
+    """})
+    assert plain == lazy == ["served by the def pkg.sub ['sub']", "False {}", "True"]
+
+
+REENTRANT = {
+    "a.py": """
+        from b import X
+        def get():
+            return X
+        VALUE = X + 1
+    """,
+    "main.py": """
+        import a
+        print("VALUE", a.VALUE)
+    """,
+}
+
+
+def test_name_read_again_while_its_own_import_runs(tmp_path):
+    # b binds X, then calls back into a, which reads X: PEP 690 runs the import
+    # statement again at that moment, and importlib hands the half-initialised b
+    # to the same thread, so it works (eagerly: a.get does not exist yet)
+    write_tree(tmp_path, {**REENTRANT, "b.py": """
+        X = 41
+        import a
+        print("inner", a.get())
+    """})
+    plain = run_python(["main.py"], cwd=tmp_path)
+    assert "AttributeError" in plain.stderr and "'a' has no attribute 'get'" in plain.stderr
+    lazy = run_python(["-m", "lazify", "run", "main.py"], cwd=tmp_path)
+    assert lazy.returncode == 0, lazy.stderr
+    assert lazy.stdout.splitlines() == ["inner 41", "VALUE 42"]
+
+
+def test_name_read_again_before_it_exists_raises_as_a_statement_would(tmp_path):
+    write_tree(tmp_path, {**REENTRANT, "b.py": """
+        import a
+        try:
+            a.get()
+        except ImportError as exc:
+            print(type(exc).__name__, exc.msg if hasattr(exc, "msg") else exc)
+        X = 41
+    """})
+    lazy = run_python(["-m", "lazify", "run", "main.py"], cwd=tmp_path)
+    assert lazy.returncode == 0, lazy.stderr
+    first, second = lazy.stdout.splitlines()
+    assert first.startswith("ImportError cannot import name 'X' from partially initialized "
+                            "module 'b' (most likely due to a circular import)")
+    assert second == "VALUE 42"
+
+
+PLUGINS = {
+    "lib/__init__.py": """
+        import importlib
+        plugins = []
+        for name in ["lib.plug_ok", "lib.plug_missing", "lib.plug_deep"]:
+            try:
+                importlib.import_module(name)
+            except ImportError as exc:
+                print("skipped", name, exc)
+            else:
+                plugins.append(name)
+        try:
+            __import__("lib.plug_missing2")
+        except ImportError as exc:
+            print("skipped lib.plug_missing2", exc)
+        try:
+            import lib.plug_ok2 as ok2
+        except ImportError:
+            ok2 = None
+        print(plugins, ok2.run())
+    """,
+    "lib/plug_ok.py": "import colorsys\ndef run():\n    return colorsys.rgb_to_hsv(0, 0, 0)\n",
+    "lib/plug_ok2.py": "import json\ndef run():\n    return json.dumps(2)\n",
+    "lib/plug_missing.py": "import not_installed_dep\ndef run():\n    return not_installed_dep.x\n",
+    "lib/plug_missing2.py": "from not_installed_two.sub import thing\n",
+    "lib/plug_deep.py": "from . import helper\nVALUE = helper.VALUE\n",
+    "lib/helper.py": "import json, not_installed_four\nVALUE = json.dumps(3)\n",
+}
+
+
+def test_an_optional_plugins_missing_dependency_raises_inside_the_try(tmp_path):
+    # the library imports plugins in try/except ImportError; a plugin's own
+    # top-level import of a missing module must fail there, as eagerly, and not
+    # at first use for every user of the library
+    plain, lazy = run_both(tmp_path, {**PLUGINS, "main.py": """
+        import sys
+        import lib
+        print(lib.plugins, "colorsys" in sys.modules)
+    """})
+    assert plain[:4] == lazy[:4] == [
+        "skipped lib.plug_missing No module named 'not_installed_dep'",
+        "skipped lib.plug_deep No module named 'not_installed_four'",
+        "skipped lib.plug_missing2 No module named 'not_installed_two'",
+        "['lib.plug_ok'] 2"]
+    # the plugins' own imports stay deferred: found, not executed
+    assert plain[4:] == ["['lib.plug_ok'] True"]
+    assert lazy[4:] == ["['lib.plug_ok'] False"]
+
+
+def test_a_missing_module_outside_any_try_still_fails_at_first_use(tmp_path):
+    write_tree(tmp_path, {"mod.py": "import not_installed_dep\ndef f():\n    return not_installed_dep\n",
+                          "main.py": "import mod\nprint('imported')\nmod.f()\n"})
+    lazy = run_python(["-m", "lazify", "run", "main.py"], cwd=tmp_path)
+    assert lazy.stdout == "imported\n"
+    assert "ModuleNotFoundError: No module named 'not_installed_dep'" in lazy.stderr
