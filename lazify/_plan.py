@@ -588,11 +588,29 @@ class _Walker:
         params = getattr(node, "type_params", None)
         if not params:
             return
+        if _PEP649:
+            names = {param.name for param in params}
+            for param in params:
+                for field in ("bound", "default_value"):
+                    value = getattr(param, field, None)
+                    if value is not None:
+                        self._shown_as_written(value, names)
+            return
         scope = self._enter(_FUNCTION, False)
         scope.bound.update(param.name for param in params)
         for param in params:
             self.generic_visit(param)
         self.scope = scope.parent
+
+    def _shown_as_written(self, node, params):
+        """3.14+: a type alias's value or a type parameter's bound, constraints or
+        default.  annotationlib evaluates it with fake globals for its STRING and
+        FORWARDREF formats, where a routed read shows as ``__lazy__.x``, and no
+        function stands between it and the module's globals to import first: the
+        names it reads stay eager."""
+        for sub in walk(node):
+            if type(sub) is ast.Name and sub.id not in params:
+                self.eager_annotation_names.add(sub.id)
 
     def _own(self, key, kind, span):
         """Make the owner ``key`` current; return the previous one."""
@@ -678,6 +696,9 @@ class _Walker:
     def visit_TypeAlias(self, node):
         self.visit(node.name)
         self._type_params(node)
+        if _PEP649:
+            self._shown_as_written(node.value, {param.name for param in node.type_params})
+            return
         scope = self._enter(_FUNCTION, False)
         for param in node.type_params:
             scope.bound.add(param.name)

@@ -637,3 +637,32 @@ def test_compiler_annotate_when_nothing_is_pending(tmp_path):
     write_tree(tmp_path, {**files, "main.py": main})
     out = run_python(["-m", "lazify", "run", "main.py"], cwd=tmp_path, check=True).stdout
     assert out == "True True False True\n"
+
+
+@pytest.mark.skipif(not PEP649, reason="3.14+: annotationlib evaluates type aliases and bounds")
+def test_type_alias_values_and_bounds_read_as_written(tmp_path):
+    """Their names stay eager on 3.14+ (deferred-annotation): nothing could import them
+    first, and a routed read would show as ``__lazy__.json`` in STRING format."""
+    files = {
+        "ta.py": """
+            import json
+            type Alias = json.JSONDecoder
+            def f[T: json.JSONEncoder](x: T) -> T:
+                return x
+        """,
+    }
+    main = """
+        import annotationlib as a
+        import ta
+        T = ta.f.__type_params__[0]
+        for fmt in (a.Format.STRING, a.Format.FORWARDREF, a.Format.VALUE):
+            print(a.call_evaluate_function(ta.Alias.evaluate_value, fmt),
+                  a.call_evaluate_function(T.evaluate_bound, fmt))
+    """
+    plain, lazy = run_both(tmp_path, main, files)
+    assert lazy == plain
+    assert lazy.splitlines()[0] == "json.JSONDecoder json.JSONEncoder"
+    write_tree(tmp_path, files)
+    out = run_python(["-m", "lazify", "check", "ta.py"], cwd=tmp_path, check=True).stdout
+    line = next(line for line in out.splitlines() if "import json" in line)
+    assert "eager" in line and "type alias value" in line
