@@ -57,8 +57,8 @@ def annotations_statement(names, span):
 
 
 def annotate_statement(names, span):
-    """``__lazy__.__lazy_annotate__(*names)`` (3.14+): in a class body, before
-    the statement holding its first annotation, or after the module's header."""
+    """``__lazy__.__lazy_annotate__(*names)`` (3.14+): before the statement of a
+    class body or of the module that holds its first annotation."""
     return _namespace_call("__lazy_annotate__", names, span)
 
 
@@ -264,11 +264,7 @@ def emit(tree: ast.Module, plan: Plan) -> ast.Module:
         span = (line, 0, line, 0)
     with deep_recursion():
         rest = emitter.statements(rest)
-    header = header_statements(span, plan.fallback_names)
-    for owner in plan.annotation_owners:
-        if owner.kind == "module":
-            header.append(annotate_statement(owner.names, span))
-    tree.body = head + header + rest
+    tree.body = head + header_statements(span, plan.fallback_names) + rest
     return tree
 
 

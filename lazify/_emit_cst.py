@@ -30,16 +30,11 @@ HEADER = (
 
 
 def header_code(plan: Plan) -> str:
-    """The header line; ``Plan.fallback_names`` become extra arguments, as in the AST
-    emitter, and a module owner of annotations (3.14+) a third statement."""
+    """The header line; ``Plan.fallback_names`` become extra arguments, as in the AST emitter."""
     names = getattr(plan, "fallback_names", ())
-    code = HEADER
-    if names:
-        code = HEADER[: -len(")")] + "".join(f", {name!r}" for name in names) + ")"
-    for owner in getattr(plan, "annotation_owners", ()):
-        if owner.kind == "module":
-            code += f"; {_annotate_call(owner.names)}"
-    return code
+    if not names:
+        return HEADER
+    return HEADER[: -len(")")] + "".join(f", {name!r}" for name in names) + ")"
 
 
 def _annotate_call(names) -> str:
@@ -382,15 +377,16 @@ def _make_applier(cst):
 
         def leave_IndentedBlock(self, original, updated):
             body, origs = self.chain_compounds(original.body, updated.body)
-            body = self.annotate_compounds(origs, body)
+            body, _ = self.annotate_compounds(origs, body)
             return updated.with_changes(body=body)
 
         def annotate_compounds(self, origs, body):
             """3.14+: ``__lazy__.__lazy_annotate__(...)`` before the compound statement of
-            a class body that holds its first annotation (``if X: attr: T``)."""
+            a class body or of the module that holds its first annotation (``if X: attr:
+            T``): on the blank line above it, or on a new line."""
             if not self.annotate:
-                return body
-            out = []
+                return body, origs
+            out, out_origs = [], []
             for orig, new in zip(origs, body):
                 if orig is not None and not isinstance(orig, cst.SimpleStatementLine):
                     key = self.start(orig)
@@ -398,20 +394,19 @@ def _make_applier(cst):
                     if names is not None:
                         self.done_owners.add(key)
                         leading = list(new.leading_lines)
-                        line = cst.SimpleStatementLine(body=[small(_annotate_call(names))])
                         if leading and is_blank(leading[-1]):
-                            # It takes the blank line above: no line moves.
-                            line = line.with_changes(leading_lines=leading[:-1])
-                            new = new.with_changes(leading_lines=())
-                        else:
-                            line = line.with_changes(leading_lines=leading)
-                            new = new.with_changes(leading_lines=())
-                        out.append(line)
+                            leading = leading[:-1]   # no line moves
+                        out.append(cst.SimpleStatementLine(
+                            body=[small(_annotate_call(names))], leading_lines=leading))
+                        out_origs.append(None)
+                        new = new.with_changes(leading_lines=())
                 out.append(new)
-            return out
+                out_origs.append(orig)
+            return out, out_origs
 
         def leave_Module(self, original, updated):
             body, origs = self.chain_compounds(original.body, updated.body)
+            body, origs = self.annotate_compounds(origs, body)
             header_lines = list(updated.header)
             body = self.insert_header(body, origs, header_lines)
             return updated.with_changes(body=body, header=header_lines)

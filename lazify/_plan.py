@@ -114,11 +114,9 @@ class AnnotationOwner:
     #: ``__annotations__`` dict (``from __future__ import annotations``, or
     #: before 3.14);
     #: "annotate" (3.14+, PEP 649): ``span`` is the statement of the class
-    #: body that holds its first annotation; a statement before it gives the
-    #: class an ``__annotate__`` that imports on read;
-    #: "module" (3.14+, PEP 649): ``span`` is the first top-level statement
-    #: holding a module-level annotation; the header gets a statement that
-    #: wraps the module's ``__annotate__``
+    #: body, or the top-level statement of the module, that holds its first
+    #: annotation; a statement before it gives the class (module) an
+    #: ``__annotate__`` that imports on read, unless the names are bound by then
     kind: str
     span: Span
     #: the lazy names its annotations mention, sorted
@@ -724,7 +722,7 @@ class _Walker:
             if scope.kind == _CLASS:
                 outer = self._own(id(scope.node), "annotate", _span(scope.stmt))
             else:
-                outer = self._own("module", "module", _span(self.top_stmt))
+                outer = self._own("module", "annotate", _span(self.top_stmt))
         elif scope.kind == _CLASS and scope.direct:
             # the first of these in a class body gets the statement that
             # makes its __annotations__ import on read

@@ -621,22 +621,27 @@ def test_failed_annotation_import_raises_when_read_pep649(tmp_path):
 
 @pytest.mark.skipif(not PEP649, reason="PEP 649: __annotate__ functions")
 def test_compiler_annotate_when_nothing_is_pending(tmp_path):
-    """With lazy imports off (the rewritten module's imports run eagerly), functions,
-    classes and the module keep the compiler's own ``__annotate__``."""
+    """When every name is bound by the time a function, class or the module is defined
+    (here: all already imported, so the lazy imports bind them at once), they keep the
+    compiler's own ``__annotate__``; lazily, they get lazify's."""
     files = {"shapes_now.py": _shapes(False)}
     main = """
-        import types
-        import lazify
-        lazify.set_lazy_imports(False)
+        import importlib, sys, types
+        if sys.argv[1:] == ["loaded"]:
+            for name in %r:
+                importlib.import_module(name)
         import shapes_now as shapes
+        shapes.__name__
         print(type(shapes.func.__annotate__) is types.FunctionType,
               type(shapes.Plain.__annotate__) is types.FunctionType,
               "__annotate__" in vars(shapes.Plain),
               type(vars(shapes)["__annotate__"]) is types.FunctionType)
-    """
+    """ % (WATCHED,)
     write_tree(tmp_path, {**files, "main.py": main})
-    out = run_python(["-m", "lazify", "run", "main.py"], cwd=tmp_path, check=True).stdout
-    assert out == "True True False True\n"
+    loaded = run_python(["-m", "lazify", "run", "main.py", "loaded"], cwd=tmp_path, check=True).stdout
+    assert loaded == "True True False True\n"
+    lazy = run_python(["-m", "lazify", "run", "main.py"], cwd=tmp_path, check=True).stdout
+    assert lazy == "False False True False\n"
 
 
 @pytest.mark.skipif(not PEP649, reason="3.14+: annotationlib evaluates type aliases and bounds")
