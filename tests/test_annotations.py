@@ -103,6 +103,13 @@ def _shapes(future: bool) -> str:
                 pass
 
 
+        @dataclasses.dataclass(slots=True, frozen=True)
+        class Slotted:
+            # slots=True makes a new class from the first one's namespace
+            d: Differ
+            k: ClassVar[calendar.Calendar] = None
+
+
         class Plain:
             a: PrettyPrinter
             b: typing.Optional[shlex.shlex] = None
@@ -176,6 +183,7 @@ READERS = """
         "module": shapes, "Point": shapes.Point, "Plain": shapes.Plain,
         "method": shapes.Plain.method, "func": shapes.func, "Row": shapes.Row,
         "Options": shapes.Options, "Point.__init__": shapes.Point.__init__,
+        "Slotted": shapes.Slotted, "Slotted.__init__": shapes.Slotted.__init__,
     }
     for name in ("late", "undefined", "Partial"):
         if hasattr(shapes, name):
