@@ -29,9 +29,12 @@ module that warns with ``stacklevel=2`` while it is imported, and a package
 
 import builtins
 import sys
-from _thread import get_ident
+from _thread import _local, get_ident
 
 _MISSING = object()
+
+#: per thread: a failed package import is being repaired (see _replay_in_order)
+_replaying = _local()
 
 #: how deep a deferred import may re-enter itself from user code before the
 #: re-entry is answered "not there yet" (a safety net against a loop)
@@ -505,13 +508,15 @@ class _ModuleState:
             raise AttributeError(
                 f"module {self.name!r} has no attribute {name!r} yet "
                 f"(its deferred import is in progress)", name=name)
-        if outer is None and self.is_package and self._own(entry):
-            self._resolve_earlier(name, key[1])
-            if name not in self.pending:
-                return namespace[name]       # one of them imported it
         self.resolving[key] = (1 if outer is None else outer[0] + 1, entry.lineno)
         try:
-            value = entry.load(namespace)
+            try:
+                value = entry.load(namespace)
+            except ImportError as exc:
+                if outer is not None or type(exc) is ModuleNotFoundError \
+                        or not self._replay_in_order(name, key[1]):
+                    raise
+                value = entry.load(namespace)
         except BaseException as exc:
             error = _deferred_error(exc, self, entry)
             if error is exc:
@@ -536,26 +541,43 @@ class _ModuleState:
         target = _target(self, entry)
         return target is not None and target.startswith(self.name + ".")
 
-    def _resolve_earlier(self, name, thread):
-        """Before a package's deferred import of one of its own submodules runs,
-        run those of its own-submodule imports that come before it, in order.
+    def _replay_in_order(self, name, thread) -> bool:
+        """After a package's deferred import of one of its own submodules failed
+        with an ImportError: run the package's own-submodule imports that come
+        before it, in order, as the eager program had; True if there were any
+        and they worked (the failed one is then tried once more).
 
         A package ``__init__`` imports its submodules in an order that settles
-        the cycles between them (pandas imports ``io.excel._base`` before
-        ``_openpyxl``, which imports from it; its C extensions in ``_libs.tslibs``
-        initialise each other in the order the package imports them); the first
-        use of a later name would otherwise import its submodule first.  The
-        eager program had run them all by then.  Ones already running in this
-        thread are skipped, as the eager program had not reached them either.
+        the cycles between them (pandas imports ``io.excel._base``, whose class
+        body imports ``_openpyxl``, before ``_openpyxl``, which imports from
+        ``_base``); the first use of a later name imports its submodule first,
+        and the cycle breaks with "cannot import name ... from partially
+        initialized module".  Imports are not run in order ahead of time, which
+        would undo laziness for every package; only a failure is repaired, once
+        per thread at a time (a failure while repairing is the answer).
         """
-        for other, entry in list(self.pending.items()):
+        if getattr(_replaying, "active", False) or not self.is_package \
+                or not self._own(self.pending[name]):
+            return False
+        earlier = []
+        for other, entry in self.pending.items():
             if other == name:
-                return
-            if other in self.namespace or (other, thread) in self.resolving \
-                    or not self._own(entry):
-                continue
-            if self.pending.get(other) is entry:
-                self.resolve(other)
+                break
+            if other not in self.namespace and (other, thread) not in self.resolving \
+                    and self._own(entry):
+                earlier.append(other)
+        if not earlier:
+            return False
+        _replaying.active = True
+        try:
+            for other in earlier:
+                if other in self.pending and other not in self.namespace:
+                    self.resolve(other)
+        except ImportError:
+            return False
+        finally:
+            _replaying.active = False
+        return True
 
     def defined_later(self, line) -> bool:
         """Whether a binding at ``line`` does not exist yet for the eager module:
