@@ -188,7 +188,8 @@ def ensure_venv(venv: Path, python: str, reinstall: bool) -> dict:
             r = subprocess.run(pip + [*options, req], env=env, capture_output=True, text=True)
             if r.returncode:
                 lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
-                why = next((ln.strip() for ln in lines if "error" in ln.lower()), lines[-1] if lines else "")
+                errors = [ln.strip() for ln in lines if ln.startswith("ERROR:")]
+                why = errors[-1] if errors else lines[-1] if lines else f"exit {r.returncode}"
                 facts["not_installed"][req] = why[:300]
                 log(f"  NOT INSTALLED: {req}: {why[:200]}")
     # "compat" editable mode: a plain .pth path entry.  The default (strict
