@@ -67,7 +67,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -160,9 +159,22 @@ def trace(venv, workdir, tool, impl, wrapper_dir, cwd):
     env["PYTHONPATH"] = str(wrapper_dir)
     env["LZBENCH_IMPL_DIR"] = str(bench.IMPL_DIRS[impl])
     env["LZBENCH_TRACE_OUT"] = str(out)
+    env["PYTHONPROFILEIMPORTTIME"] = "1"
     rc, _, _, stdout, stderr = bench.run_once(argv, env, cwd, capture=True)
     data = json.loads(out.read_text()) if out.exists() else None
+    if data is not None:
+        data["self_us"] = importtime_self(stderr.decode("utf-8", "replace"))
     return rc, stdout, stderr, data
+
+
+def importtime_self(text):
+    """-X importtime's self time (us) of each module, by name."""
+    self_us = {}
+    for line in text.splitlines():
+        if line.startswith("import time:") and "self [us]" not in line:
+            parts = line.split("|")
+            self_us.setdefault(parts[2].strip(), int(parts[0].split(":")[1]))
+    return self_us
 
 
 # ---------------------------------------------------------------- the sites
@@ -313,6 +325,9 @@ def attribute(tool, traces, checks_by_file, base="native"):
                 entry["statement"] = f"{pfile}:{imp['line']} {imp['statement']}"
                 entry["cause"] = f"eager:{imp['reason']}"
                 entry["note"] = "the eager from-import read a name its package imports lazily"
+                if imp["reason"] == "deferred-annotation":
+                    entry["future_annotations"] = any(
+                        i["module"] == "__future__" and i["name"] == "annotations" for i in imports)
                 return entry
             regs = [i for i in imports if i["verdict"] == "lazy" and covers(i, importer, is_pkg, m)]
             # `import a.b` then `import a.c`: reading `a` resolves every
@@ -339,6 +354,11 @@ def attribute(tool, traces, checks_by_file, base="native"):
             entry["statement"] = f"{pfile}:{imp['line']} {imp['statement']}"
             if imp["verdict"] == "eager":
                 entry["cause"] = f"eager:{imp['reason']}"
+                if imp["reason"] == "deferred-annotation":
+                    # string annotations (evaluated against the module dict)
+                    # or PEP 649's (3.14+: evaluated by __annotate__)
+                    entry["future_annotations"] = any(
+                        i["module"] == "__future__" and i["name"] == "annotations" for i in imports)
             else:
                 entry["cause"] = "lazy-but-imported"
             return entry
@@ -387,8 +407,9 @@ def markdown(res, top=25):
                f"(sitecustomize `sys.set_lazy_imports(\"all\")`); native−lazify the converse.")
     out.append("")
     impls = meta["impls"]
-    out.append("| tool | " + " | ".join(impls) + " | lazify−native | native−lazify | lazify's own causes |")
-    out.append("|---|" + "---|" * (len(impls) + 3))
+    out.append("| tool | " + " | ".join(impls) + " | lazify−native | their share of lazify's import time "
+               "| native−lazify | lazify−native from lazify's own causes |")
+    out.append("|---|" + "---|" * (len(impls) + 4))
     for tool, t in res["tools"].items():
         cells = []
         for i in impls:
@@ -397,7 +418,8 @@ def markdown(res, top=25):
             cells.append("—" if c is None else f"{c}" + ("" if ok else " (output differs!)"))
         own_n = sum(n for cause, n in t["by_cause"].items() if cause not in SHARED)
         out.append(f"| {tool} | " + " | ".join(cells) +
-                   f" | {t['lazify_minus_native']} | {t['native_minus_lazify']} | {own_n} |")
+                   f" | {t['lazify_minus_native']} | {t['import_time_share']:.0%} | {t['native_minus_lazify']}"
+                   f" | {own_n} |")
     out.append("")
     causes = sorted({c for t in res["tools"].values() for c in t["by_cause"]},
                     key=lambda c: -sum(t["by_cause"].get(c, 0) for t in res["tools"].values()))
@@ -411,6 +433,15 @@ def markdown(res, top=25):
         counts = [res["tools"][t]["by_cause"].get(c, 0) for t in tools]
         out.append(f"| {c}{' *' if c in SHARED else ''} | {sum(counts)} | " +
                    " | ".join(str(n) if n else "" for n in counts) + " |")
+    fut = sum(r["modules"] for t in res["tools"].values() for r in t["roots"]
+              if r["cause"] == "eager:deferred-annotation" and r.get("future_annotations"))
+    pep649 = sum(r["modules"] for t in res["tools"].values() for r in t["roots"]
+                 if r["cause"] == "eager:deferred-annotation" and not r.get("future_annotations"))
+    if fut or pep649:
+        out.append("")
+        out.append(f"eager:deferred-annotation: {fut} modules from statements in modules with "
+                   f"`from __future__ import annotations` (string annotations), {pep649} from modules "
+                   f"without it (PEP 649 annotations).")
     out.append("")
     # the same statement across tools counts once per tool
     stmts = defaultdict(lambda: {"modules": 0, "tools": [], "cause": None, "example": None})
@@ -418,12 +449,13 @@ def markdown(res, top=25):
         for row in t["roots"]:
             s = stmts[(row["cause"], row["key"])]
             s["modules"] += row["modules"]
-            s["tools"].append(f"{tool} {row['modules']}")
+            s["tools"].append(f"{tool} {row['modules']} ({row['import_time_share']:.0%})")
             s["cause"] = row["cause"]
             s["use"] = row.get("use")
             s["example"] = ", ".join(row["roots"][:3])
     rows = sorted(stmts.items(), key=lambda kv: -kv[1]["modules"])
-    out.append(f"Top {top} statements or sites (modules summed over tools):")
+    out.append(f"Top {top} statements or sites (modules summed over tools; per tool: modules "
+               f"(their share of the tool's import time under lazify, -X importtime self times of one run)):")
     out.append("")
     out.append("| modules | cause | statement or site | roots (first 3) | tools |")
     out.append("|---|---|---|---|---|")
@@ -532,6 +564,10 @@ def main(argv=None):
         by_cause = Counter()
         for n, cause, _key, _g in rows:
             by_cause[cause] += n
+        # -X importtime's self times of the traced lazify run: what share of
+        # its import time the extra modules take (one run: a proportion, not a timing)
+        st = tr["lazify"].get("self_us", {})
+        total_us = sum(st.values()) or 1
         res["tools"][tool] = {
             "counts": {i: len(tr[i]["modules"]) for i in impls if i in tr},
             "ok": ok[tool],
@@ -539,10 +575,13 @@ def main(argv=None):
             "lazify_minus_native": len(diff),
             "native_minus_lazify": sorted(m for m in tr[args.base]["modules"] if m not in tr["lazify"]["modules"]),
             "by_cause": dict(by_cause.most_common()),
+            "import_time_share": round(sum(st.get(m, 0) for m in diff) / total_us, 3),
             "roots": [{"modules": n, "cause": cause, "key": key, "roots": g["roots"],
+                       "import_time_share": round(sum(st.get(m, 0) for m in g["modules"]) / total_us, 3),
                        "members": sorted(g["modules"]), "use": g["entry"].get("where")
                        if g["entry"].get("via_runtime") and not cause.startswith("eager:") else None,
                        "note": g["entry"].get("note"),
+                       "future_annotations": g["entry"].get("future_annotations"),
                        "callers": g["entry"].get("callers"), "used_at_import": g["entry"].get("used_at_import")}
                       for n, cause, key, g in rows],
             "modules": own,

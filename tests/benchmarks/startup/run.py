@@ -5,6 +5,7 @@ One command::
 
     python3 tests/benchmarks/startup/run.py            # full run (install + check + time + cold)
     python3 tests/benchmarks/startup/run.py --quick    # 3 rounds, no cold run: a smoke test
+    python3 tests/benchmarks/startup/run.py --python /opt/sid-python/3.15/bin/python3   # with native lazy imports
 
 What it does:
 
@@ -14,6 +15,11 @@ What it does:
    ``requirements.txt`` and the interpreter are unchanged (``--reinstall``);
 2. per implementation a directory holding a ``sitecustomize.py``
    (``sitecustomize/<impl>/``), put on ``PYTHONPATH`` so the tools run unmodified;
+   on Python 3.15+ also PEP 810's native lazy imports, ``native`` (switched on
+   from sitecustomize, like the others) and ``native_x`` (the interpreter-wide
+   switch, ``PYTHON_LAZY_IMPORTS=all``); a requirement pip cannot install, a
+   tool whose command is then missing and an implementation that cannot be
+   activated on this Python are listed as such in the table and the JSON;
 3. checks every tool under every implementation: exit code and stdout must
    equal plain's, else the pair is reported broken with the first error line
    and not timed (each pair runs once uncounted first, so the modules counted
@@ -26,7 +32,11 @@ What it does:
    at all, the first start after ``pip install`` (normal ``.pyc`` present,
    lazify's and defer-imports' caches empty), and after ``lazify compile``
    ahead of time;
-6. prints a markdown table and writes ``results.json`` (``--out``).
+6. prints a markdown table and writes ``results.json`` (``--out``; for a
+   Python other than 3.11, ``results-X.Y.json``, and the workdir gets ``-X.Y``).
+
+``moddiff.py`` (3.15+) then attributes every module lazify loads and native
+lazy imports do not to its cause.
 
 The machine this runs on is shared and noisy: read the paired ratios, not the
 absolute times.
