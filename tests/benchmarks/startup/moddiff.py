@@ -45,10 +45,18 @@ in the lazify run: frames of importlib and of lazify's runtime
   ``…:plain-modules`` (lazify's machinery and the rewriter's dependencies),
   ``…:excluded`` (lazify's ``excluding``), ``…:loader`` (another loader);
 - the stack passes through lazify's runtime: a lazy name was resolved at the
-  site: ``used-at-import`` when the site is module-level code (a base class,
-  a decorator, a module-level call), ``used-in-call`` in a function; the
-  statement that registered the name is looked up with ``lazify check
-  --format json`` on the importer's file (its ``used_at_import`` field);
+  site (a package's own ``__getattr__``, which lazify's prologue answers
+  from, passes the site on to its caller).  When the site is an import
+  statement that ``lazify check`` keeps eager, an eager ``from pkg import
+  name`` read a name ``pkg`` imports lazily: ``eager:<reason>`` of that
+  statement.  When the name was registered by ``import a.b`` (a dotted
+  import), reading ``a`` made lazify import every ``a.*`` the module
+  registered, where native imports the one bound last and leaves the others
+  pending on the package: ``dotted-import-siblings``.  Otherwise
+  ``used-at-import`` when the site is module-level code (a base class, a
+  decorator, a module-level call), ``used-in-call`` in a function; the
+  registering statement is looked up with ``lazify check --format json`` on
+  the importer's file (its ``used_at_import`` field);
 - an import statement ran at the site: ``eager:<reason>`` when ``lazify
   check`` keeps the statement at that line eager (try, with, class, star,
   excluded, rebound, dynamic-namespace, deferred-annotation, doctest,
@@ -284,11 +292,22 @@ def attribute(tool, traces, checks_by_file, base="native"):
             return {"cause": "loader", "importer": k, "parent": k, "where": f"{k} ({loader})"}
         if kind == "unknown":
             return {"cause": "unknown", "importer": None, "parent": parent}
+        note = None
+        if via_runtime and frames[k][2] == "__getattr__":
+            # a package's own __getattr__ answering lazify's names (the
+            # prologue lazify puts first): the site is the reader of the
+            # attribute, e.g. an eager `from pkg import name`
+            up = next((j for j in range(k + 1, len(frames)) if not is_machinery(frames[j])), None)
+            if up is not None:
+                note = f"through {frames[k][3]}.__getattr__"
+                k = up
         fr = frames[k]
         filename, line, func, importer, optimized, _ = fr
         where = f"{filename}:{line}"
         entry = {"importer": importer, "parent": parent, "where": where, "function": func,
                  "callers": callers(frames, k), "via_runtime": via_runtime, "fromlist": fromlist}
+        if note:
+            entry["note"] = note
         if importer and (importer == "lazify" or importer.startswith("lazify.")):
             entry["cause"] = "lazify-own"
             return entry
@@ -324,7 +343,8 @@ def attribute(tool, traces, checks_by_file, base="native"):
                 imp = eager_here[0]
                 entry["statement"] = f"{pfile}:{imp['line']} {imp['statement']}"
                 entry["cause"] = f"eager:{imp['reason']}"
-                entry["note"] = "the eager from-import read a name its package imports lazily"
+                entry["note"] = "; ".join(filter(None, [
+                    note, "the eager from-import read a name its package imports lazily"]))
                 if imp["reason"] == "deferred-annotation":
                     entry["future_annotations"] = any(
                         i["module"] == "__future__" and i["name"] == "annotations" for i in imports)

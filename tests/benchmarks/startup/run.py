@@ -288,8 +288,12 @@ def tool_argv(venv: Path, tool: str) -> list[str]:
 # ------------------------------------------------------------------- running
 
 
-def run_once(argv, env, cwd, capture=False, timeout=300):
-    """Run a child; return (rc, wall seconds, peak RSS KiB, stdout, stderr)."""
+def run_once(argv, env, cwd, capture=False, timeout=300, cpu_out=None):
+    """Run a child; return (rc, wall seconds, peak RSS KiB, stdout, stderr).
+
+    ``cpu_out``, a list, gets the child's CPU seconds (user + system) appended
+    (not with ``capture``): on a shared machine the CPU time a start-up takes
+    varies less than its wall time, which includes waiting for a core."""
     out = subprocess.PIPE if capture else subprocess.DEVNULL
     t0 = time.perf_counter()
     proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
@@ -307,6 +311,8 @@ def run_once(argv, env, cwd, capture=False, timeout=300):
         return proc.returncode, wall, None, stdout, stderr
     _, status, rusage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
+    if cpu_out is not None:
+        cpu_out.append(rusage.ru_utime + rusage.ru_stime)
     proc.returncode = os.waitstatus_to_exitcode(status)
     return proc.returncode, wall, rusage.ru_maxrss, b"", b""
 
@@ -377,7 +383,7 @@ def timed_rounds(venv, workdir, cwd, tools, impls, working, rounds, warmup, expe
     hits all implementations alike.  The ratio to plain is paired by round.
     """
     rng = random.Random(seed)
-    data = {t: {i: {"wall": [], "rss": []} for i in impls if working[t][i]} for t in tools}
+    data = {t: {i: {"wall": [], "rss": [], "cpu": []} for i in impls if working[t][i]} for t in tools}
     envs = {i: bench_env(venv, workdir, i) for i in impls}
     total = warmup + rounds
     for r in range(total):
@@ -390,12 +396,14 @@ def timed_rounds(venv, workdir, cwd, tools, impls, working, rounds, warmup, expe
             k = r % len(order)
             order = order[k:] + order[:k]
             for impl in order:
-                rc, wall, rss, _, _ = run_once(tool_argv(venv, tool), envs[impl], cwd(tool))
+                cpu = []
+                rc, wall, rss, _, _ = run_once(tool_argv(venv, tool), envs[impl], cwd(tool), cpu_out=cpu)
                 if rc != expected_rc[tool]:
                     data[tool][impl]["failed_runs"] = data[tool][impl].get("failed_runs", 0) + 1
                 if counted:
                     data[tool][impl]["wall"].append(wall)
                     data[tool][impl]["rss"].append(rss)
+                    data[tool][impl]["cpu"].append(cpu[0])
         kind = "round" if counted else "warm-up"
         log(f"  {kind} {r + 1 - (warmup if counted else 0)}/{rounds if counted else warmup}"
             f" ({time.perf_counter() - t_round:.1f}s)")
@@ -410,6 +418,8 @@ def summarise(data, impls, tools):
         # Python 3.15+: PEP 810's lazy imports are the target, so every
         # implementation is also paired with native's run of the same round
         native = data[tool].get("native", {}).get("wall")
+        plain_cpu = data[tool]["plain"].get("cpu")
+        native_cpu = data[tool].get("native", {}).get("cpu")
         for impl, d in data[tool].items():
             walls = d["wall"]
             ratios = [w / p for w, p in zip(walls, plain)]
@@ -422,9 +432,15 @@ def summarise(data, impls, tools):
                 "runs": len(walls),
                 "failed_runs": d.get("failed_runs", 0),
             }
+            if d.get("cpu") and plain_cpu:
+                summary[tool][impl]["cpu_ratio"] = statistics.median(
+                    [c / p for c, p in zip(d["cpu"], plain_cpu)])
             if native:
                 summary[tool][impl]["ratio_to_native"] = statistics.median(
                     [w / n for w, n in zip(walls, native)])
+                if d.get("cpu") and native_cpu:
+                    summary[tool][impl]["cpu_ratio_to_native"] = statistics.median(
+                        [c / n for c, n in zip(d["cpu"], native_cpu)])
     return summary
 
 
@@ -542,7 +558,8 @@ def markdown(meta, checks, summary, tools, impls, cold=None, unavailable=None):
                f"{meta['rounds']} counted rounds after {meta['warmup']} warm-up rounds, warm caches.")
     out.append("")
     out.append("Cell: median ratio to plain, paired by round (lower is better) · median wall ms · "
-               "modules in sys.modules at exit. plain: median wall ms · peak RSS MiB · modules.")
+               "modules in sys.modules at exit. plain: median wall ms · peak RSS MiB · modules. "
+               "(CPU …×): the same for the CPU time (user + system) of the child, where recorded.")
     out.append("")
     out.append("| tool (command) | plain | " + " | ".join(i for i in impls if i != "plain") + " |")
     out.append("|---|---|" + "---|" * (len(impls) - 1))
@@ -563,7 +580,9 @@ def markdown(meta, checks, summary, tools, impls, cold=None, unavailable=None):
             if c.get("lazy_modules"):
                 mods = f"{mods} ({c['lazy_modules']} unexec.)"
             flaky = f" ({s['failed_runs']} runs failed!)" if s.get("failed_runs") else ""
-            row.append(f"**{s['ratio']:.2f}×** · {s['median_s'] * 1000:.0f} ms · {s['rss_mib']:.0f} MiB · {mods}{flaky}")
+            cpu = f" (CPU {s['cpu_ratio']:.2f}×)" if s.get("cpu_ratio") else ""
+            row.append(f"**{s['ratio']:.2f}×**{cpu} · {s['median_s'] * 1000:.0f} ms · {s['rss_mib']:.0f} MiB · "
+                       f"{mods}{flaky}")
         out.append("| " + " | ".join(row) + " |")
     corpus = [t for t in tools if not t.startswith("floor")]
     row = ["geometric mean of ratios (tools it runs)", "1.00"]
@@ -574,15 +593,20 @@ def markdown(meta, checks, summary, tools, impls, cold=None, unavailable=None):
         g = geomean([summary[t][impl]["ratio"] for t in ok])
         row.append(f"{g:.2f}× ({len(ok)}/{len(corpus)} work)" if g else "—")
     out.append("| " + " | ".join(row) + " |")
+    rows = [("geometric mean of CPU-time ratios", "cpu_ratio", None)]
     if "native" in impls:
-        row = ["geometric mean of ratios to native (paired by round)", "—"]
+        rows += [("geometric mean of ratios to native (paired by round)", "ratio_to_native", "native"),
+                 ("geometric mean of CPU-time ratios to native", "cpu_ratio_to_native", "native")]
+    for label, key, base in rows:
+        row = [label, "1.00" if base is None else "—"]
         for impl in impls:
             if impl == "plain":
                 continue
-            ok = [t for t in corpus if checks[t][impl]["ok"] and checks[t]["native"]["ok"]]
-            g = geomean([summary[t][impl].get("ratio_to_native") for t in ok])
+            ok = [t for t in corpus if checks[t][impl]["ok"] and (base is None or checks[t][base]["ok"])]
+            g = geomean([summary[t][impl].get(key) for t in ok])
             row.append(f"{g:.2f}×" if g else "—")
-        out.append("| " + " | ".join(row) + " |")
+        if any(c != "—" for c in row[2:]):
+            out.append("| " + " | ".join(row) + " |")
     if unavailable and any(unavailable.values()):
         out.append("")
         out.append("Not measured on this Python (what could not be installed or activated):")
