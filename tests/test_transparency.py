@@ -269,3 +269,77 @@ def test_a_missing_module_outside_any_try_still_fails_at_first_use(tmp_path):
     lazy = run_python(["-m", "lazify", "run", "main.py"], cwd=tmp_path)
     assert lazy.stdout == "imported\n"
     assert "ModuleNotFoundError: No module named 'not_installed_dep'" in lazy.stderr
+
+
+def test_a_package_imports_its_own_submodules_in_its_order(tmp_path):
+    # pandas.io.excel: _openpyxl imports from _base, and _base's class body imports
+    # from _openpyxl; the package imports _base first, which settles the cycle.
+    # The first use of a later name must not import _openpyxl first.
+    plain, lazy = run_both(tmp_path, {
+        "excel/__init__.py": """
+            from excel._base import ExcelFile, ExcelWriter
+            from excel._openpyxl import OpenpyxlWriter as _OpenpyxlWriter
+            WRITERS = [_OpenpyxlWriter.engine]
+        """,
+        "excel/_base.py": """
+            class ExcelWriter:
+                engine = "base"
+            class ExcelFile:
+                from excel._openpyxl import OpenpyxlReader
+                readers = [OpenpyxlReader.engine]
+        """,
+        "excel/_openpyxl.py": """
+            from excel._base import ExcelWriter
+            class OpenpyxlWriter(ExcelWriter):
+                engine = "openpyxl"
+            class OpenpyxlReader:
+                engine = "openpyxl-reader"
+        """,
+        "main.py": """
+            import excel
+            print(excel.WRITERS, excel.ExcelFile.readers)
+        """})
+    assert plain == lazy == ["['openpyxl'] ['openpyxl-reader']"]
+
+
+def test_a_package_getattr_of_its_own_answers_for_its_submodules(tmp_path):
+    # numpy's np.random: no pending import aims at the submodule, and the package's
+    # own __getattr__ imports it; the rest of the program's pending imports stay pending
+    plain, lazy = run_both(tmp_path, {
+        "npy/__init__.py": """
+            import json
+            def __getattr__(attr):
+                if attr == "random":
+                    import npy.random as random
+                    return random
+                raise AttributeError(attr)
+        """,
+        "npy/random.py": "SEED = 1\n",
+        "other.py": "import colorsys\n",
+        "main.py": """
+            import sys
+            import npy, other
+            print(npy.random.SEED, "colorsys" in sys.modules)
+        """})
+    assert plain == ["1 True"]
+    assert lazy == ["1 False"]
+
+
+def test_check_reports_a_packages_own_extension_modules_eager(tmp_path):
+    import _imp
+    import json as json_module
+
+    suffix = _imp.extension_suffixes()[0]
+    write_tree(tmp_path, {"pkg/__init__.py": """
+        from pkg.fast import speedup
+        from . import helpers
+        from .slow import fallback
+    """, "pkg/slow.py": "", "pkg/helpers.py": ""})
+    (tmp_path / "pkg" / f"fast{suffix}").write_bytes(b"")
+    (tmp_path / "pkg" / f"helpers{suffix}").write_bytes(b"")
+    proc = run_python(["-m", "lazify", "check", "--format", "json", "pkg"], cwd=tmp_path)
+    verdicts = {row["name"]: (row["verdict"], row["reason"])
+                for row in json_module.loads(proc.stdout)["files"][0]["imports"]}
+    assert verdicts == {"speedup": ("eager", "extension-module"),
+                        "helpers": ("eager", "extension-module"),
+                        "fallback": ("lazy", None)}
