@@ -49,7 +49,11 @@ in the lazify run: frames of importlib and of lazify's runtime
   from, passes the site on to its caller).  When the site is an import
   statement that ``lazify check`` keeps eager, an eager ``from pkg import
   name`` read a name ``pkg`` imports lazily: ``eager:<reason>`` of that
-  statement.  When the name was registered by ``import a.b`` (a dotted
+  statement.  When M is a package's own submodule, registered lazily in the
+  package, and the name it binds is not on the site's line, lazify ran that
+  deferred import because a later own-submodule name of the package was
+  read (it runs them in the package's order): ``package-order``.  When the
+  name was registered by ``import a.b`` (a dotted
   import), reading ``a`` made lazify import every ``a.*`` the module
   registered, where native imports the one bound last and leaves the others
   pending on the package: ``dotted-import-siblings``.  Otherwise
@@ -61,7 +65,8 @@ in the lazify run: frames of importlib and of lazify's runtime
   check`` keeps the statement at that line eager (try, with, class, star,
   excluded, rebound, dynamic-namespace, deferred-annotation, doctest,
   class-shadow, submodule-name, shadowed-submodule, side-effects,
-  reserved-name), ``function`` for an import in a function (it runs only
+  reserved-name, future, extension-module: whatever code check gives),
+  ``function`` for an import in a function (it runs only
   when called: the call is in the site's callers), ``lazy-but-imported``
   when check calls the statement lazy yet it imported.
 
@@ -75,6 +80,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import linecache
 import subprocess
 import sys
 import tempfile
@@ -275,6 +281,21 @@ def attribute(tool, traces, checks_by_file, base="native"):
     diffset = set(diff)
     own = {}
 
+    def own_registration(m):
+        """(package, lazy check entry) of the package above M that registers M as its own submodule."""
+        parts = m.split(".")
+        for n in range(len(parts) - 1, 0, -1):
+            pkg = ".".join(parts[:n])
+            pinfo = lz_mods.get(pkg)
+            if not pinfo or not pinfo[0] or not pinfo[0].endswith("__init__.py") or pinfo[1] != "LazifyLoader":
+                continue
+            chk = checks_by_file.get(pinfo[0])
+            for i in chk["imports"] if chk else ():
+                if i["verdict"] == "lazy" and any(t.startswith(pkg + ".") for t in targets(i, pkg, True)) \
+                        and covers(i, pkg, True, m):
+                    return pkg, i
+        return None
+
     def info(m):
         """cause, where, statement, rule detail, use site, callers of M's own import."""
         ev = events.get(m)
@@ -348,6 +369,14 @@ def attribute(tool, traces, checks_by_file, base="native"):
                 if imp["reason"] == "deferred-annotation":
                     entry["future_annotations"] = any(
                         i["module"] == "__future__" and i["name"] == "annotations" for i in imports)
+                return entry
+            # a package's deferred import of its own submodule that ran because a
+            # later one of the package's own-submodule names was read (lazify
+            # runs them in the package's order), not because its name was
+            own = own_registration(m)
+            if own and own[1]["name"] not in linecache.getline(filename, line):
+                entry["statement"] = f"{lz_mods[own[0]][0]}:{own[1]['line']} {own[1]['statement']}"
+                entry["cause"] = "package-order"
                 return entry
             regs = [i for i in imports if i["verdict"] == "lazy" and covers(i, importer, is_pkg, m)]
             # `import a.b` then `import a.c`: reading `a` resolves every
