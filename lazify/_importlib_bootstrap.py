@@ -42,10 +42,15 @@ _MAX_REENTRY = 3
 DEFAULT_EXCLUDING = {
     "sympy": "import-time registration order: `Catalan = S.Catalan` in "
              "sympy.core needs `.numbers` imported first (broke cfn-lint)",
-    "mpmath": "`from . import zetazeros` and its siblings in mpmath.functions run "
-              "only to register functions on the context classes; the names are "
-              "never read, so lazily they never run and `mp.zetazero` is missing "
-              "(broke cfn-lint, through sympy)",
+    "alembic": "import order: alembic.context's imports load alembic.ddl before "
+               "alembic.operations.base, and alembic.ddl.postgresql registers "
+               "operations on Operations while it imports; in another order the "
+               "cycle between them breaks (ImportError: cannot import name "
+               "'Operations' from partially initialized module)",
+    "matplotlib": "import-time registry: docstrings interpolate %(Axes:kwdoc)s "
+                  "through _docstring.interpd, which finds the class by walking "
+                  "Artist.__subclasses__(); the modules defining the classes must "
+                  "be imported first (KeyError: 'Axes:kwdoc')",
 }
 
 

@@ -8,6 +8,8 @@ compares the two, or states the one documented difference.
 
 from __future__ import annotations
 
+import pytest
+
 from tests._util import run_python
 from tests.test_runtime import write_tree
 
@@ -343,3 +345,85 @@ def test_check_reports_a_packages_own_extension_modules_eager(tmp_path):
     assert verdicts == {"speedup": ("eager", "extension-module"),
                         "helpers": ("eager", "extension-module"),
                         "fallback": ("lazy", None)}
+
+
+#: Shapes of the packages in lazify's default excluding list, under their names:
+#: each breaks under global lazy imports unless the package is excluded.
+DEFAULT_EXCLUDED = {
+    "alembic": {
+        "alembic/__init__.py": "from . import context\nfrom . import op\n",
+        "alembic/context.py": "from .environment import EnvironmentContext\n"
+                              "EnvironmentContext.setup()\n",
+        "alembic/environment.py": """
+            from .migration import MigrationContext
+            class EnvironmentContext:
+                @classmethod
+                def setup(cls):
+                    return None
+                def run(self):
+                    return MigrationContext
+        """,
+        "alembic/migration.py": "from . import ddl\nclass MigrationContext:\n    pass\n",
+        "alembic/op.py": "from .operations import Operations\nOperations.setup()\n",
+        "alembic/operations.py": """
+            try:
+                from .ddl import base
+            except ImportError:
+                raise
+            class Operations:
+                registry = []
+                @classmethod
+                def setup(cls):
+                    return None
+                @classmethod
+                def register(cls, name):
+                    cls.registry.append(name)
+        """,
+        "alembic/ddl/__init__.py": "from . import postgresql\n",
+        "alembic/ddl/base.py": "X = 1\n",
+        "alembic/ddl/postgresql.py": "from ..operations import Operations\n"
+                                     "Operations.register('postgresql')\n",
+        "main.py": "import alembic.op\nprint(alembic.operations.Operations.registry)\n",
+    },
+    "matplotlib": {
+        "matplotlib/__init__.py": "",
+        "matplotlib/artist.py": "class Artist:\n    pass\n",
+        "matplotlib/_docstring.py": """
+            class _Loader(dict):
+                def __missing__(self, key):
+                    from matplotlib.artist import Artist
+                    try:
+                        cls, = (c for c in Artist.__subclasses__() if c.__name__ == key[:-6])
+                    except ValueError as e:
+                        raise KeyError(key) from e
+                    return self.setdefault(key, f"{cls.__name__} properties")
+            params = _Loader()
+            def interpd(func):
+                func.__doc__ = func.__doc__ % params
+                return func
+        """,
+        "matplotlib/axes.py": "from matplotlib.artist import Artist\nclass Axes(Artist):\n    pass\n",
+        "matplotlib/figure.py": """
+            from matplotlib import _docstring
+            from matplotlib.axes import Axes
+            class Figure:
+                @_docstring.interpd
+                def add_axes(self):
+                    '''%(Axes:kwdoc)s'''
+                    return Axes()
+        """,
+        "main.py": "import matplotlib.figure\nprint(matplotlib.figure.Figure.add_axes.__doc__)\n",
+    },
+}
+
+
+@pytest.mark.parametrize("package", sorted(DEFAULT_EXCLUDED))
+def test_each_default_exclusion_is_needed(tmp_path, package):
+    import lazify
+
+    assert package in lazify.DEFAULT_EXCLUDING
+    plain, lazy = run_both(tmp_path, DEFAULT_EXCLUDED[package])
+    assert plain == lazy
+    without = run_python(["-c", "import lazify, runpy; lazify.install(excluding=());"
+                                "runpy.run_path('main.py', run_name='__main__')"], cwd=tmp_path)
+    assert without.returncode != 0, without.stdout
