@@ -18,5 +18,7 @@ print(ImageOps.mirror(back).getpixel((43, 20)), back.filter(ImageFilter.BLUR).si
 jpg = io.BytesIO()
 back.save(jpg, format="JPEG", quality=80)
 print(Image.open(io.BytesIO(jpg.getvalue())).format, back.getbbox())
-back.save("out.gif")
-print(Image.open("out.gif").format)
+for ext in ("gif", "bmp", "tiff", "webp", "ico"):   # files on disk, as users open them
+    back.save(f"out.{ext}")
+    with Image.open(f"out.{ext}") as f:
+        print(ext, f.format, f.size)
