@@ -275,6 +275,17 @@ def diff_text(plain, other, limit=4000):
     return text if len(text) <= limit else text[:limit // 2] + "\n...\n" + text[-limit // 2:]
 
 
+def lazify_revision(root):
+    """The commit under test, read before the run; "+changes" if lazify/ is modified."""
+    def git(*cmd):
+        return subprocess.run(["git", "-C", root, *cmd], capture_output=True,
+                              text=True).stdout.strip()
+    rev = git("rev-parse", "--short", "HEAD")
+    if not rev:
+        return "not a git checkout"
+    return rev + ("+changes" if git("status", "--porcelain", "--", "lazify") else "")
+
+
 # ---------------------------------------------------------------- one Python
 
 
@@ -329,10 +340,8 @@ def run_python(python, args, lazify_root, programs):
               + " ".join(f"{m} {row[m]}" for m in modes[1:])
               + (f"  ratio {row.get('ratio')}" if "ratio" in row else "")
               + f"  modules {row['modules']}", flush=True)
-    rev = subprocess.run(["git", "-C", lazify_root, "describe", "--always", "--dirty"],
-                         capture_output=True, text=True).stdout.strip()
     return label, dict(python=full, executable=python, lazify=lazify_root,
-                       lazify_revision=rev or "not a git checkout", cache_tag=tag,
+                       lazify_revision=args.revision, cache_tag=tag,
                        rounds=args.rounds, modes=modes,
                        date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                        programs=results)
@@ -370,14 +379,18 @@ def table(saved):
             cells.append(row["plain"])
             mods = row["modules"]
             ratio = row.get("ratio", {})
+            # a run that exited differently stopped early: its time and
+            # module count say nothing about laziness
             if "cold" in modes:
+                ran = not row["warm"].startswith("exit")
                 cells += [cell(row["cold"]), cell(row["warm"]),
-                          f"{ratio['warm']:.2f}" if "warm" in ratio else "-",
-                          f"{mods['plain']} / {mods['warm']}"]
+                          f"{ratio['warm']:.2f}" if "warm" in ratio and ran else "-",
+                          f"{mods['plain']} / {mods['warm'] if ran else '-'}"]
             if "native" in modes:
+                ran = not row["native"].startswith("exit")
                 cells += [cell(row["native"]),
-                          f"{ratio['native']:.2f}" if "native" in ratio else "-",
-                          f"{mods['native']}"]
+                          f"{ratio['native']:.2f}" if "native" in ratio and ran else "-",
+                          f"{mods['native']}" if ran else "-"]
         lines.append("| " + " | ".join(str(c) for c in cells) + " |")
     # summary lines
     for lab in labels:
@@ -425,6 +438,7 @@ def main(argv=None):
             saved = json.load(f)
     if not args.report:
         lazify_root = os.path.abspath(args.lazify)
+        args.revision = lazify_revision(lazify_root)
         only = [x.strip() for x in args.only.split(",") if x.strip()]
         available = sorted(f[:-3] for f in os.listdir(PROGRAMS) if f.endswith(".py"))
         unknown = sorted(set(only) - set(available))

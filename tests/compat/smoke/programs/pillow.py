@@ -18,7 +18,13 @@ print(ImageOps.mirror(back).getpixel((43, 20)), back.filter(ImageFilter.BLUR).si
 jpg = io.BytesIO()
 back.save(jpg, format="JPEG", quality=80)
 print(Image.open(io.BytesIO(jpg.getvalue())).format, back.getbbox())
-for ext in ("gif", "bmp", "tiff", "webp", "ico"):   # files on disk, as users open them
+for fmt in ("GIF", "BMP", "TIFF", "WEBP", "ICO"):   # uploads arrive as bytes
+    data = io.BytesIO()
+    back.save(data, format=fmt)
+    data.seek(0)
+    with Image.open(data) as f:
+        print(fmt, f.format, f.size)
+for ext in ("gif", "tiff"):   # and files on disk
     back.save(f"out.{ext}")
     with Image.open(f"out.{ext}") as f:
         print(ext, f.format, f.size)
