@@ -5,7 +5,7 @@
 # pool/__init__.py:20 and engine/__init__.py:18, alembic/ddl/__init__.py:1-5
 # (dialect impls, metaclass registry), alembic/operations/__init__.py:1
 # (`from . import toimpl`), pandas/__init__.py:44 (`import pandas.core.config_init`,
-# options), pandas/_config/__init__.py:18, pandas/_libs/__init__.py:18-19 (a C
+# options), pandas/_config/__init__.py:18, pandas/_libs/__init__.py:16-17 (a C
 # module that sets a capsule on `pandas`), seaborn/__init__.py (`from . import cm`,
 # colormaps), alembic/__init__.py:1-2 (`from . import context`: module proxies).
 import pkg
