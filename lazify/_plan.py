@@ -575,9 +575,10 @@ class _Walker:
                 self._string_annotation(sub.value)
 
     def _string_annotation(self, text: str):
-        try:
-            expr = ast.parse(text.strip(), mode="eval")
-        except (SyntaxError, ValueError):
+        expr = _parse_quietly(text.strip(), "eval")
+        if expr is None:
+            for word in _words(text):
+                self._deferred_names(ast.Name(id=word, ctx=ast.Load()))
             return
         self._deferred_names(expr)
 
@@ -944,6 +945,22 @@ def _is_own_frame_call(node) -> bool:
     return False
 
 
+def _parse_quietly(text: str, mode: str):
+    """``ast.parse`` of a string found in the module (a doctest line, a string
+    annotation), or None when it does not parse or could warn.
+
+    Parsing must not print anything: ``'\\o/'`` in a doctest of requests made
+    every cold start print a SyntaxWarning (invalid escape sequence, 3.12+).
+    A backslash is where those come from; such text is read word by word.
+    """
+    if "\\" in text:
+        return None
+    try:
+        return ast.parse(text, mode=mode)
+    except (SyntaxError, ValueError):
+        return None
+
+
 def _doctest_names(sources) -> set:
     """Names read by ``>>>`` examples in docstrings."""
     names = set()
@@ -954,9 +971,8 @@ def _doctest_names(sources) -> set:
             if stripped.startswith(">>>") or stripped.startswith("..."):
                 lines.append(stripped[4:] if len(stripped) > 3 else "")
         for chunk in lines:
-            try:
-                tree = ast.parse(chunk)
-            except (SyntaxError, ValueError):
+            tree = _parse_quietly(chunk, "exec")
+            if tree is None:
                 names.update(_words(chunk))
                 continue
             for sub in walk(tree):
@@ -1061,12 +1077,29 @@ class deep_recursion:
         sys.setrecursionlimit(self.limit)
 
 
+def extension_submodules(path) -> frozenset:
+    """Names of the extension modules (``.so``, ``.pyd``) beside a package's
+    ``__init__.py``: the facts :func:`plan_module` needs from the file system."""
+    import _imp
+    import os
+
+    suffixes = tuple(_imp.extension_suffixes())
+    try:
+        names = os.listdir(os.path.dirname(os.path.abspath(path)))
+    except OSError:
+        return frozenset()
+    return frozenset(name.partition(".")[0] for name in names if name.endswith(suffixes))
+
+
 def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
-                excluding=None, source: str | bytes | None = None) -> Plan:
+                excluding=None, source: str | bytes | None = None,
+                extensions: frozenset = frozenset()) -> Plan:
     """Plan the rewrite of one module: a verdict for every imported name.
 
     :param source: the module's source, for the comments that mark an import
         as intentionally unused (``# noqa``); without it none are seen.
+    :param extensions: for a package, the names of its submodules that are
+        extension modules (:func:`extension_submodules`).
     """
     future_annotations = any(
         isinstance(node, ast.ImportFrom) and node.module == "__future__" and node.level == 0
@@ -1130,7 +1163,8 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
                                  class_shadow=class_shadow)
                 if reason is None:
                     reason = _hazard(site, node, bound, target, is_from, unused, package,
-                                     is_package, walker, signatures, markers)
+                                     is_package, walker, signatures, markers, extensions,
+                                     alias_text)
             loads = global_loads.get(bound, ()) if reason is None else ()
             at_import = [ld.node.lineno for ld in loads if ld.at_import]
             mentioned = bound in walker.annotation_names
@@ -1223,10 +1257,19 @@ def _own_submodule(target, package):
 
 
 def _hazard(site, node, bound, target, is_from, unused, package, is_package, walker,
-            signatures, markers):
+            signatures, markers, extensions, alias_text):
     """Why an import PEP 690 would make lazy must stay eager for the program to
     work: it shows that importing it matters, or that its import must happen
     where it is written."""
+    if is_package and extensions:
+        sub = _own_submodule(target, package)
+        if sub is None and is_from and target == package:
+            sub = alias_text.partition(" as ")[0]       # from . import sub
+        if sub in extensions:
+            # pandas._libs.tslibs: its extension modules import each other in C,
+            # where nothing is deferred, and rely on the order the package
+            # imports them
+            return Reason.EXTENSION_MODULE
     if is_package:
         sub = _own_submodule(target, package)
         if sub is not None and sub != bound and (
