@@ -1055,8 +1055,10 @@ class _Namespace:
         return _annotations(type(self).__lazify_state__, ann, names)
 
     def __lazy_annotate__(self, *names):
-        """3.14+ (PEP 649), in a class body or the module's header: give it an
-        ``__annotate__`` that imports ``names`` before evaluating."""
+        """3.14+ (PEP 649), before the statement of a class body or of the module
+        that holds its first annotation: give the class (module) an
+        ``__annotate__`` that imports ``names`` before evaluating, unless they
+        are all bound already."""
         state = type(self).__lazify_state__
         namespace = state.namespace
         if all(name in namespace for name in names):
