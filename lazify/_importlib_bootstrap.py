@@ -56,6 +56,15 @@ DEFAULT_EXCLUDING = {
                "operations on Operations while it imports; in another order the "
                "cycle between them breaks (ImportError: cannot import name "
                "'Operations' from partially initialized module)",
+    "sqlalchemy.orm": "import order: orm.collections' module-level __go() imports "
+                      "from orm.mapped_collection, which decorates its classes with "
+                      "orm.collections' `collection` while it imports; eagerly another "
+                      "module always imports orm.collections first (ImportError: cannot "
+                      "import name 'KeyFuncDict' from partially initialized module)",
+    "pandas._config": "import-time registry: importing pandas._config.display registers "
+                      "the display options that pandas reads by key "
+                      "(config['display']['encoding']); the package imports it only for "
+                      "that, through a name nothing reads (KeyError: 'encoding')",
     "matplotlib": "import-time registry: docstrings interpolate %(Axes:kwdoc)s "
                   "through _docstring.interpd, which finds the class by walking "
                   "Artist.__subclasses__(); the modules defining the classes must "
