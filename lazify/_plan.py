@@ -211,9 +211,14 @@ class Plan:
 _MODULE, _FUNCTION, _CLASS, _COMPREHENSION = range(4)
 
 _DYNAMIC_CALLS = frozenset({"globals", "vars", "locals", "dir", "eval", "exec"})
-#: builtins that read the caller's globals: passed around as values
-#: (``g = globals``, ``getattr(builtins, "eval")``) no rewrite can follow them
+#: builtins that read the caller's globals: reached through ``builtins``
+#: (``builtins.eval``, ``getattr(builtins, "globals")``, ``from builtins import
+#: exec``) no rewrite can follow them
 _NAMESPACE_BUILTINS = frozenset({"globals", "eval", "exec"})
+#: ... nor ``globals`` passed around as a value (``_globals = globals``).
+#: ``eval``/``exec`` as values are left alone: they read the globals of the
+#: Python code that calls them (``assertRaises(E, eval, src)``: unittest's)
+_VALUE_BUILTINS = frozenset({"globals"})
 #: builtins that read only the keys of a dict given as their one argument
 _KEY_CONSUMERS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "len", "iter",
                             "reversed", "enumerate"})
@@ -334,9 +339,9 @@ class _Walker:
         #: (kind, node, function, key, callee, builtins it needs, consumer,
         #: scope, class index): see _ns_read
         self.ns_reads = []
-        #: ``globals``/``eval``/``exec`` read as values: (name, scope, class index, line)
+        #: ``globals`` read as a value: (name, scope, class index, line)
         self.value_reads = []
-        self.call_funcs = set()      # ids of the Name nodes those builtins are called by
+        self.call_funcs = set()      # ids of the Name nodes ``globals`` is called by
         self.function = []           # names of the enclosing defs and classes
         self.uses_reserved = False
         self.exported = set()
@@ -495,7 +500,7 @@ class _Walker:
         if ctx is ast.Load:
             if name == NAMESPACE:
                 self.uses_reserved = True
-            elif name in _NAMESPACE_BUILTINS and id(node) not in self.call_funcs:
+            elif name in _VALUE_BUILTINS and id(node) not in self.call_funcs:
                 scope = self.scope
                 self.value_reads.append((name, scope, scope.stmt_index, node.lineno))
             if name in self.candidates:
@@ -795,7 +800,7 @@ class _Walker:
     def visit_Call(self, node: ast.Call):
         func = node.func
         if type(func) is ast.Name:
-            if func.id in _NAMESPACE_BUILTINS:
+            if func.id in _VALUE_BUILTINS:
                 self.call_funcs.add(id(func))
             if func.id in _DYNAMIC_CALLS and id(node) not in self.harmless_calls:
                 self._dynamic_call(func.id, node)
@@ -804,6 +809,9 @@ class _Walker:
             elif func.id == "getattr" and len(node.args) >= 2 and _is_builtins_module(node.args[0]) \
                     and type(node.args[1]) is ast.Constant and node.args[1].value in _NAMESPACE_BUILTINS:
                 self._dynamic(node)         # getattr(builtins, "globals")
+        elif type(func) is ast.Attribute and func.attr in ("eval", "exec") \
+                and _is_builtins_module(func.value) and _explicit_globals(node):
+            self.harmless_calls.add(id(func))           # builtins.exec(src, namespace)
         elif type(func) is ast.Attribute and func.attr == "get" and _is_globals_call(func.value) \
                 and 1 <= len(node.args) <= 2 and not node.keywords \
                 and not any(type(arg) is ast.Starred for arg in node.args):
@@ -839,17 +847,18 @@ class _Walker:
             if positional or keywords or self.scope.kind != _MODULE:
                 return
         elif name in ("eval", "exec"):
-            # eval(src, None) uses the caller's globals, like eval(src)
-            namespace = node.args[1] if positional >= 2 else next(
-                (kw.value for kw in node.keywords if kw.arg == "globals"), None)
-            if namespace is not None and not (
-                    isinstance(namespace, ast.Constant) and namespace.value is None):
+            if _explicit_globals(node):
                 return
-            if not self.scope.at_import and not keywords and 1 <= positional <= 3 \
-                    and not any(type(arg) is ast.Starred for arg in node.args):
-                # eval(src[, None[, loc]]): the globals made explicit, and the
-                # caller's locals(), which eval uses when it is given none
-                self._ns_read("eval", node, None, name, ("locals",) if positional < 3 else (), None)
+            if not self.scope.at_import:
+                if not keywords and 1 <= positional <= 3 \
+                        and not any(type(arg) is ast.Starred for arg in node.args):
+                    # eval(src[, None[, loc]]): the globals made explicit, and the
+                    # caller's locals(), which eval uses when it is given none
+                    self._ns_read("eval", node, None, name,
+                                  ("locals",) if positional < 3 else (), None)
+                else:
+                    # keywords or *args: no exact rewrite; dynamic if it is the builtin
+                    self._ns_read("unfollowed", node, None, name, (), None)
                 return
         self._dynamic(node)
 
@@ -947,7 +956,8 @@ class _Walker:
                 self._dynamic(node)
             else:
                 self._ns_read("frame", node, None, None, (), None)
-        elif attr in _NAMESPACE_BUILTINS and _is_builtins_module(node.value):
+        elif attr in _NAMESPACE_BUILTINS and _is_builtins_module(node.value) \
+                and id(node) not in self.harmless_calls:
             self._dynamic(node)                          # builtins.eval
         self.generic_visit(node)
 
@@ -1004,6 +1014,15 @@ def _looks_generic(node) -> bool:
 def _is_globals_call(node) -> bool:
     return (type(node) is ast.Call and type(node.func) is ast.Name
             and node.func.id == "globals" and not node.args and not node.keywords)
+
+
+def _explicit_globals(call) -> bool:
+    """Whether an ``eval``/``exec`` call names its globals (``None`` does not:
+    ``eval(src, None)`` uses the caller's globals, like ``eval(src)``)."""
+    namespace = call.args[1] if len(call.args) >= 2 else next(
+        (kw.value for kw in call.keywords if kw.arg == "globals"), None)
+    return namespace is not None and not (
+        type(namespace) is ast.Constant and namespace.value is None)
 
 
 def _is_builtins_module(node) -> bool:
@@ -1190,11 +1209,13 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
     reads = []
     for kind, node, function, key, callee, needs, consumer, scope, index in walker.ns_reads:
         if callee is not None and not _is_builtin(callee, scope, index, walker):
-            if callee in walker.candidates:
-                # ``from builtins import eval``, or anything an import may bind
+            if callee in walker.candidates and callee not in walker.module_bound \
+                    and _resolve(_Load(callee, None, scope, index, False)):
+                # a module-level import binds it: ``from builtins import eval``
                 walker.dynamic = min(walker.dynamic or node.lineno, node.lineno)
             continue        # the module's own ``eval``, a parameter ``globals``
-        if not all(_is_builtin(name, scope, index, walker) for name in needs):
+        if kind == "unfollowed" or not all(_is_builtin(name, scope, index, walker)
+                                           for name in needs):
             walker.dynamic = min(walker.dynamic or node.lineno, node.lineno)
             continue
         if consumer is not None and not _is_builtin(consumer, scope, index, walker):
