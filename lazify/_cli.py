@@ -260,7 +260,8 @@ def _check_file(path: str, _plan, excluding, strict: bool) -> dict:
         return result
     try:
         plan = _plan.plan_module(
-            tree, module=module, is_package=is_package, excluding=excluding, source=data
+            tree, module=module, is_package=is_package, excluding=excluding, source=data,
+            extensions=_plan.extension_submodules(path) if is_package else frozenset(),
         )
     except Exception as e:
         if strict:

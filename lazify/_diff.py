@@ -52,7 +52,9 @@ def rewrite_file(path: str) -> tuple[bytes, bytes]:
     import libcst
 
     try:
-        plan = _plan.plan_module(tree, module=module, is_package=is_package, source=data)
+        plan = _plan.plan_module(
+            tree, module=module, is_package=is_package, source=data,
+            extensions=_plan.extension_submodules(path) if is_package else frozenset())
         if not plan.rewrite:
             return data, data
         return data, emit_cst(data, plan)

@@ -11,7 +11,8 @@ from __future__ import annotations
 import ast
 from _bisect import bisect_left
 
-from ._plan import NAMESPACE, NAMESPACE_METHODS, Plan, deep_recursion, plan_module, walk
+from ._plan import (NAMESPACE, NAMESPACE_METHODS, Plan, deep_recursion, extension_submodules,
+                    plan_module, walk)
 
 _POSITIONED = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
@@ -274,7 +275,8 @@ def transform(source, path: str, *, module: str = "", is_package: bool = False,
     """
     tree = compile(source, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True,
                    optimize=optimize)
-    plan = plan_module(tree, module=module, is_package=is_package, source=source)
+    plan = plan_module(tree, module=module, is_package=is_package, source=source,
+                       extensions=extension_submodules(path) if is_package else frozenset())
     if plan.rewrite:
         tree = emit(tree, plan)
     return compile(tree, path, "exec", dont_inherit=True, optimize=optimize)

@@ -44,10 +44,15 @@ _MAX_REENTRY = 3
 DEFAULT_EXCLUDING = {
     "sympy": "import-time registration order: `Catalan = S.Catalan` in "
              "sympy.core needs `.numbers` imported first (broke cfn-lint)",
-    "mpmath": "`from . import zetazeros` and its siblings in mpmath.functions run "
-              "only to register functions on the context classes; the names are "
-              "never read, so lazily they never run and `mp.zetazero` is missing "
-              "(broke cfn-lint, through sympy)",
+    "alembic": "import order: alembic.context's imports load alembic.ddl before "
+               "alembic.operations.base, and alembic.ddl.postgresql registers "
+               "operations on Operations while it imports; in another order the "
+               "cycle between them breaks (ImportError: cannot import name "
+               "'Operations' from partially initialized module)",
+    "matplotlib": "import-time registry: docstrings interpolate %(Axes:kwdoc)s "
+                  "through _docstring.interpd, which finds the class by walking "
+                  "Artist.__subclasses__(); the modules defining the classes must "
+                  "be imported first (KeyError: 'Axes:kwdoc')",
 }
 
 
@@ -312,29 +317,44 @@ def _find_spec(fullname, path):
     return sys.modules["_frozen_importlib"]._find_spec(fullname, path)
 
 
-def _catch_up(fullname, found):
+#: pending entries whose import failed during a catch-up: not tried again by one
+_failed_catch_up = set()
+
+
+def _target(state, entry):
+    """The module a pending entry would import, absolute (``m.attr`` for a
+    from-import, which may be a submodule), or None."""
+    target = entry.absolute(state.package)
+    if entry.kind == _FROM and target is not None:
+        target = f"{target}.{entry.attr}"
+    return target
+
+
+def _catch_up(fullname, found, all_pending):
     """Resolve pending imports as an eager program would have run them, until
-    ``found()``: first those aimed at ``fullname`` or below, then the rest."""
-    prefix = fullname + "."
-    for aimed in (True, False):
+    ``found()``: first those aimed at ``fullname`` or below, then, if
+    ``all_pending``, the rest (any of them may load it in turn, through other
+    packages: httpie's ``pygments.token``).  An import that fails here is not
+    tried again by a later catch-up."""
+    below = fullname + "."
+    for aimed in (True, False) if all_pending else (True,):
         progress = True
         while progress and not found():
             progress = False
             for state in list(_all_states):
                 for name in list(state.pending):
                     entry = state.pending.get(name)
-                    if entry is None or name in state.namespace:
+                    if entry is None or name in state.namespace or entry in _failed_catch_up:
                         continue
                     if aimed:
-                        target = entry.absolute(state.package)
-                        if entry.kind == _FROM and target is not None:
-                            target = f"{target}.{entry.attr}"
+                        target = _target(state, entry)
                         if target is None or not (target == fullname
-                                                  or target.startswith(prefix)):
+                                                  or target.startswith(below)):
                             continue
                     try:
                         state.resolve(name)
                     except Exception:
+                        _failed_catch_up.add(entry)
                         continue
                     progress = True
                     if found():
@@ -487,6 +507,10 @@ class _ModuleState:
             raise AttributeError(
                 f"module {self.name!r} has no attribute {name!r} yet "
                 f"(its deferred import is in progress)", name=name)
+        if outer is None and self.is_package and self._own(entry):
+            self._resolve_earlier(name, key[1])
+            if name not in self.pending:
+                return namespace[name]       # one of them imported it
         self.resolving[key] = (1 if outer is None else outer[0] + 1, entry.lineno)
         try:
             value = entry.load(namespace)
@@ -508,6 +532,32 @@ class _ModuleState:
             #                   or the user): keep that value
         self._unpend(name, entry)
         return value
+
+    def _own(self, entry) -> bool:
+        """Whether a pending entry of this package imports one of its own submodules."""
+        target = _target(self, entry)
+        return target is not None and target.startswith(self.name + ".")
+
+    def _resolve_earlier(self, name, thread):
+        """Before a package's deferred import of one of its own submodules runs,
+        run those of its own-submodule imports that come before it, in order.
+
+        A package ``__init__`` imports its submodules in an order that settles
+        the cycles between them (pandas imports ``io.excel._base`` before
+        ``_openpyxl``, which imports from it; its C extensions in ``_libs.tslibs``
+        initialise each other in the order the package imports them); the first
+        use of a later name would otherwise import its submodule first.  The
+        eager program had run them all by then.  Ones already running in this
+        thread are skipped, as the eager program had not reached them either.
+        """
+        for other, entry in list(self.pending.items()):
+            if other == name:
+                return
+            if other in self.namespace or (other, thread) in self.resolving \
+                    or not self._own(entry):
+                continue
+            if self.pending.get(other) is entry:
+                self.resolve(other)
 
     def defined_later(self, line) -> bool:
         """Whether a binding at ``line`` does not exist yet for the eager module:
@@ -638,7 +688,13 @@ class _ModuleState:
             if spec is None:
                 self.not_submodules.add(name)
                 return _MISSING
-            _catch_up(fullname, lambda: name in self.namespace or fullname in sys.modules)
+            # a package with a __getattr__ of its own (numpy's ``np.random``) answers
+            # for submodules no import aims at itself: running every pending
+            # import in the process to find out would undo all laziness
+            has_own = self.user_getattr is not None or (
+                self.namespace.get("__getattr__") not in (None, self.getattr_fn))
+            _catch_up(fullname, lambda: name in self.namespace or fullname in sys.modules,
+                      not has_own)
             value = self.namespace.get(name, _MISSING)
             if value is _MISSING:
                 value = sys.modules.get(fullname, _MISSING)

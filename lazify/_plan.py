@@ -1162,12 +1162,29 @@ class deep_recursion:
         sys.setrecursionlimit(self.limit)
 
 
+def extension_submodules(path) -> frozenset:
+    """Names of the extension modules (``.so``, ``.pyd``) beside a package's
+    ``__init__.py``: the facts :func:`plan_module` needs from the file system."""
+    import _imp
+    import os
+
+    suffixes = tuple(_imp.extension_suffixes())
+    try:
+        names = os.listdir(os.path.dirname(os.path.abspath(path)))
+    except OSError:
+        return frozenset()
+    return frozenset(name.partition(".")[0] for name in names if name.endswith(suffixes))
+
+
 def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
-                excluding=None, source: str | bytes | None = None) -> Plan:
+                excluding=None, source: str | bytes | None = None,
+                extensions: frozenset = frozenset()) -> Plan:
     """Plan the rewrite of one module: a verdict for every imported name.
 
     :param source: the module's source, for the comments that mark an import
         as intentionally unused (``# noqa``); without it none are seen.
+    :param extensions: for a package, the names of its submodules that are
+        extension modules (:func:`extension_submodules`).
     """
     future_annotations = any(
         isinstance(node, ast.ImportFrom) and node.module == "__future__" and node.level == 0
@@ -1256,7 +1273,8 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
                       and bound not in walker.exported)
             if reason is None:
                 reason = _hazard(site, node, bound, target, is_from, unused, package,
-                                 is_package, walker, signatures, markers)
+                                 is_package, walker, signatures, markers, extensions,
+                                 alias_text)
             loads = global_loads.get(bound, ()) if reason is None else ()
             at_import = [ld.node.lineno for ld in loads if ld.at_import]
             in_annotations = reason is None and bound in walker.annotation_names
@@ -1346,10 +1364,19 @@ def _own_submodule(target, package):
 
 
 def _hazard(site, node, bound, target, is_from, unused, package, is_package, walker,
-            signatures, markers):
+            signatures, markers, extensions, alias_text):
     """Why an import PEP 690 would make lazy must stay eager for the program to
     work: it shows that importing it matters, or that its import must happen
     where it is written."""
+    if is_package and extensions:
+        sub = _own_submodule(target, package)
+        if sub is None and is_from and target == package:
+            sub = alias_text.partition(" as ")[0]       # from . import sub
+        if sub in extensions:
+            # pandas._libs.tslibs: its extension modules import each other in C,
+            # where nothing is deferred, and rely on the order the package
+            # imports them
+            return Reason.EXTENSION_MODULE
     if is_package:
         sub = _own_submodule(target, package)
         if sub is not None and sub != bound and (

@@ -43,6 +43,7 @@ Reason.SUBMODULE_NAME = Reason("submodule-name")
 Reason.RESERVED_NAME = Reason("reserved-name")
 Reason.SHADOWED_SUBMODULE = Reason("shadowed-submodule")
 Reason.SIDE_EFFECTS = Reason("side-effects")
+Reason.EXTENSION_MODULE = Reason("extension-module")
 
 
 _WORDS = {
@@ -71,6 +72,10 @@ _WORDS = {
     Reason.SHADOWED_SUBMODULE: (
         "the package binds the name of the submodule this imports (from .duration import "
         "Duration, then def duration): importing it later would replace that binding"
+    ),
+    Reason.EXTENSION_MODULE: (
+        "a package importing one of its own extension modules (.so/.pyd): they import "
+        "each other in C, in the order the package imports them"
     ),
     Reason.SIDE_EFFECTS: (
         "never read, and kept for what importing it does: marked unused on purpose "

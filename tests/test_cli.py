@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from importlib.machinery import EXTENSION_SUFFIXES
 
 import pytest
 
@@ -108,13 +109,15 @@ def test_check_text_names_split_when_verdicts_differ(tmp_path, capsys):
 #: A tree whose report has every reason code and every tag.
 EVERY_ROW = {
     "app/__init__.py": """\
+        from ._speedups import fast
         from .x import x
         from . import events  # noqa: F401
         from .duration import Duration
 
         def duration():
-            return Duration
+            return Duration, fast
     """,
+    "app/_speedups" + EXTENSION_SUFFIXES[-1]: "",
     "app/mod.py": """\
         \"\"\"Module.
 

@@ -8,6 +8,8 @@ compares the two, or states the one documented difference.
 
 from __future__ import annotations
 
+import pytest
+
 from tests._util import run_python
 from tests.test_runtime import write_tree
 
@@ -269,3 +271,159 @@ def test_a_missing_module_outside_any_try_still_fails_at_first_use(tmp_path):
     lazy = run_python(["-m", "lazify", "run", "main.py"], cwd=tmp_path)
     assert lazy.stdout == "imported\n"
     assert "ModuleNotFoundError: No module named 'not_installed_dep'" in lazy.stderr
+
+
+def test_a_package_imports_its_own_submodules_in_its_order(tmp_path):
+    # pandas.io.excel: _openpyxl imports from _base, and _base's class body imports
+    # from _openpyxl; the package imports _base first, which settles the cycle.
+    # The first use of a later name must not import _openpyxl first.
+    plain, lazy = run_both(tmp_path, {
+        "excel/__init__.py": """
+            from excel._base import ExcelFile, ExcelWriter
+            from excel._openpyxl import OpenpyxlWriter as _OpenpyxlWriter
+            WRITERS = [_OpenpyxlWriter.engine]
+        """,
+        "excel/_base.py": """
+            class ExcelWriter:
+                engine = "base"
+            class ExcelFile:
+                from excel._openpyxl import OpenpyxlReader
+                readers = [OpenpyxlReader.engine]
+        """,
+        "excel/_openpyxl.py": """
+            from excel._base import ExcelWriter
+            class OpenpyxlWriter(ExcelWriter):
+                engine = "openpyxl"
+            class OpenpyxlReader:
+                engine = "openpyxl-reader"
+        """,
+        "main.py": """
+            import excel
+            print(excel.WRITERS, excel.ExcelFile.readers)
+        """})
+    assert plain == lazy == ["['openpyxl'] ['openpyxl-reader']"]
+
+
+def test_a_package_getattr_of_its_own_answers_for_its_submodules(tmp_path):
+    # numpy's np.random: no pending import aims at the submodule, and the package's
+    # own __getattr__ imports it; the rest of the program's pending imports stay pending
+    plain, lazy = run_both(tmp_path, {
+        "npy/__init__.py": """
+            import json
+            def __getattr__(attr):
+                if attr == "random":
+                    import npy.random as random
+                    return random
+                raise AttributeError(attr)
+        """,
+        "npy/random.py": "SEED = 1\n",
+        "other.py": "import colorsys\n",
+        "main.py": """
+            import sys
+            import npy, other
+            print(npy.random.SEED, "colorsys" in sys.modules)
+        """})
+    assert plain == ["1 True"]
+    assert lazy == ["1 False"]
+
+
+def test_check_reports_a_packages_own_extension_modules_eager(tmp_path):
+    import _imp
+    import json as json_module
+
+    suffix = _imp.extension_suffixes()[0]
+    write_tree(tmp_path, {"pkg/__init__.py": """
+        from pkg.fast import speedup
+        from . import helpers
+        from .slow import fallback
+    """, "pkg/slow.py": "", "pkg/helpers.py": ""})
+    (tmp_path / "pkg" / f"fast{suffix}").write_bytes(b"")
+    (tmp_path / "pkg" / f"helpers{suffix}").write_bytes(b"")
+    proc = run_python(["-m", "lazify", "check", "--format", "json", "pkg"], cwd=tmp_path)
+    verdicts = {row["name"]: (row["verdict"], row["reason"])
+                for row in json_module.loads(proc.stdout)["files"][0]["imports"]}
+    assert verdicts == {"speedup": ("eager", "extension-module"),
+                        "helpers": ("eager", "extension-module"),
+                        "fallback": ("lazy", None)}
+
+
+#: Shapes of the packages in lazify's default excluding list, under their names:
+#: each breaks under global lazy imports unless the package is excluded.
+DEFAULT_EXCLUDED = {
+    "alembic": {
+        "alembic/__init__.py": "from . import context\nfrom . import op\n",
+        "alembic/context.py": "from .environment import EnvironmentContext\n"
+                              "EnvironmentContext.setup()\n",
+        "alembic/environment.py": """
+            from .migration import MigrationContext
+            class EnvironmentContext:
+                @classmethod
+                def setup(cls):
+                    return None
+                def run(self):
+                    return MigrationContext
+        """,
+        "alembic/migration.py": "from . import ddl\nclass MigrationContext:\n    pass\n",
+        "alembic/op.py": "from .operations import Operations\nOperations.setup()\n",
+        "alembic/operations.py": """
+            try:
+                from .ddl import base
+            except ImportError:
+                raise
+            class Operations:
+                registry = []
+                @classmethod
+                def setup(cls):
+                    return None
+                @classmethod
+                def register(cls, name):
+                    cls.registry.append(name)
+        """,
+        "alembic/ddl/__init__.py": "from . import postgresql\n",
+        "alembic/ddl/base.py": "X = 1\n",
+        "alembic/ddl/postgresql.py": "from ..operations import Operations\n"
+                                     "Operations.register('postgresql')\n",
+        "main.py": "import alembic.op\nprint(alembic.operations.Operations.registry)\n",
+    },
+    "matplotlib": {
+        "matplotlib/__init__.py": "",
+        "matplotlib/artist.py": "class Artist:\n    pass\n",
+        "matplotlib/_docstring.py": """
+            class _Loader(dict):
+                def __missing__(self, key):
+                    from matplotlib.artist import Artist
+                    try:
+                        cls, = (c for c in Artist.__subclasses__() if c.__name__ == key[:-6])
+                    except ValueError as e:
+                        raise KeyError(key) from e
+                    return self.setdefault(key, f"{cls.__name__} properties")
+            params = _Loader()
+            def interpd(func):
+                func.__doc__ = func.__doc__ % params
+                return func
+        """,
+        "matplotlib/axes.py": "from matplotlib.artist import Artist\nclass Axes(Artist):\n    pass\n",
+        "matplotlib/figure.py": """
+            from matplotlib import _docstring
+            from matplotlib.axes import Axes
+            class Figure:
+                @_docstring.interpd
+                def add_axes(self):
+                    '''%(Axes:kwdoc)s'''
+                    return Axes()
+        """,
+        "main.py": "import matplotlib.figure\nprint(matplotlib.figure.Figure.add_axes.__doc__)\n",
+    },
+}
+
+
+@pytest.mark.parametrize("package", sorted(DEFAULT_EXCLUDED))
+def test_each_default_exclusion_is_needed(tmp_path, package):
+    import lazify
+
+    assert package in lazify.DEFAULT_EXCLUDING
+    plain, lazy = run_both(tmp_path, DEFAULT_EXCLUDED[package])
+    assert plain == lazy
+    without = run_python(["-c", "import lazify, runpy; lazify.install(excluding=());"
+                                "runpy.run_path('main.py', run_name='__main__')"], cwd=tmp_path)
+    assert without.returncode != 0, without.stdout
