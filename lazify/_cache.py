@@ -219,6 +219,18 @@ def read_cached(
     )[0]
 
 
+def _candidates(source_path, pyc_path, primary, optimize):
+    """The files to try, in order; the per-user fallback is worked out only if
+    the ``__pycache__`` file did not serve (it costs an ``expanduser`` and a stat)."""
+    if pyc_path is not None:
+        yield pyc_path
+        return
+    yield primary if primary is not None else cache_path(source_path, optimize)
+    root = fallback_root()
+    if root is not None and _fallback_trusted(root):
+        yield fallback_path(source_path, optimize)
+
+
 def read_cached_from(
     source_path,
     pyc_path=None,
@@ -227,38 +239,45 @@ def read_cached_from(
     source_size=None,
     source_bytes=None,
     optimize=None,
+    primary=None,
 ):
-    """Like :func:`read_cached`, returning ``(code, the file it came from)`` or ``(None, None)``."""
+    """Like :func:`read_cached`, returning ``(code, the file it came from)`` or ``(None, None)``.
+
+    :param primary: the ``__pycache__`` path, when the caller has it already.
+    """
     try:
         source_path = os.fspath(source_path)
-        if pyc_path is not None:
-            candidates = (pyc_path,)
-        else:
-            candidates = (cache_path(source_path, optimize), fallback_path(source_path, optimize))
+        candidates = _candidates(source_path, pyc_path, primary, optimize)
+        for candidate in candidates:
+            code = _read_candidate(candidate, source_path, source_mtime, source_size,
+                                   source_bytes)
+            if code is not None:
+                return code, candidate
     except Exception:
-        return None, None
-    for i, candidate in enumerate(candidates):
-        if candidate is None:
-            continue
-        if i and not _fallback_trusted(fallback_root()):
-            continue
-        try:
-            data = _read_file(candidate)
-            if not _validate(data, source_path, source_mtime, source_size, source_bytes):
-                continue
-        except Exception:  # OSError incl. EIO (pytest#14112), MemoryError, ...
-            continue
-        code = _load(data)
-        if code is None:
-            continue
-        fix = getattr(_imp, "_fix_co_filename", None)
-        if fix is not None:
-            try:
-                fix(code, source_path)
-            except Exception:
-                pass
-        return code, candidate
+        pass
     return None, None
+
+
+def _read_candidate(candidate, source_path, source_mtime, source_size, source_bytes):
+    """The code in one cache file if it is valid for the source, else None."""
+    if candidate is None:
+        return None
+    try:
+        data = _read_file(candidate)
+        if not _validate(data, source_path, source_mtime, source_size, source_bytes):
+            return None
+    except Exception:  # OSError incl. EIO (pytest#14112), MemoryError, ...
+        return None
+    code = _load(data)
+    if code is None:
+        return None
+    fix = getattr(_imp, "_fix_co_filename", None)
+    if fix is not None:
+        try:
+            fix(code, source_path)
+        except Exception:
+            pass
+    return code
 
 
 def is_too_fresh(mtime: float) -> bool:

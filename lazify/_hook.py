@@ -116,6 +116,11 @@ def _opts_in(code) -> bool:
 class LazifyLoader(SourceFileLoader):
     """``SourceFileLoader`` whose code is the rewritten module, cached under lazify's tag."""
 
+    #: set by the finder: whether global mode wants the module rewritten, and
+    #: its cache file (worked out once per import, not again in get_code)
+    wanted = None
+    cached = None
+
     def source_to_code(self, data, path, *, _optimize=-1, fullname=None):
         """Return the rewritten code; SyntaxError exactly as ``compile`` raises it.
 
@@ -160,7 +165,8 @@ class LazifyLoader(SourceFileLoader):
         module excluded) gets CPython's own code and pyc, unless it opts in
         with ``__lazy_modules__`` (PEP 810).
         """
-        if _never(fullname) or not _wanted(fullname):
+        wanted = self.wanted if self.wanted is not None else _wanted(fullname)
+        if _never(fullname) or not wanted:
             plain = SourceFileLoader(fullname, self.path).get_code(fullname)
             # A module that binds __lazy_modules__ at module level has the
             # name in co_names (or in co_consts: globals()["__lazy_modules__"]);
@@ -178,7 +184,8 @@ class LazifyLoader(SourceFileLoader):
         except OSError:
             pass
         if st is not None:
-            code, used = _cache.read_cached_from(source_path, source_mtime=st.st_mtime, source_size=st.st_size)
+            code, used = _cache.read_cached_from(source_path, source_mtime=st.st_mtime,
+                                                 source_size=st.st_size, primary=self.cached)
             if code is not None:
                 stats["cached"] += 1
                 _debug(f"cached {fullname}")
@@ -264,12 +271,13 @@ class LazifyFinder:
             return spec
         # Minimal mutation of the spec the later finder built (as typeguard
         # does): origin, loader_state, submodule_search_locations stay.
-        spec.loader = LazifyLoader(loader.name, loader.path)
+        spec.loader = new = LazifyLoader(loader.name, loader.path)
         try:
-            if _wanted(fullname):
-                cached = _cache.cache_path(loader.path)
-                if cached is not None:
-                    spec.cached = cached
+            new.wanted = _wanted(fullname)
+            if new.wanted:
+                new.cached = _cache.cache_path(loader.path)
+                if new.cached is not None:
+                    spec.cached = new.cached
         except Exception:
             pass
         return spec

@@ -31,9 +31,12 @@ module that warns with ``stacklevel=2`` while it is imported, and a package
 
 import builtins
 import sys
-from _thread import get_ident
+from _thread import _local, get_ident
 
 _MISSING = object()
+
+#: per thread: a failed package import is being repaired (see _replay_in_order)
+_replaying = _local()
 
 #: how deep a deferred import may re-enter itself from user code before the
 #: re-entry is answered "not there yet" (a safety net against a loop)
@@ -49,6 +52,15 @@ DEFAULT_EXCLUDING = {
                "operations on Operations while it imports; in another order the "
                "cycle between them breaks (ImportError: cannot import name "
                "'Operations' from partially initialized module)",
+    "sqlalchemy.orm": "import order: orm.collections' module-level __go() imports "
+                      "from orm.mapped_collection, which decorates its classes with "
+                      "orm.collections' `collection` while it imports; eagerly another "
+                      "module always imports orm.collections first (ImportError: cannot "
+                      "import name 'KeyFuncDict' from partially initialized module)",
+    "pandas._config": "import-time registry: importing pandas._config.display registers "
+                      "the display options that pandas reads by key "
+                      "(config['display']['encoding']); the package imports it only for "
+                      "that, through a name nothing reads (KeyError: 'encoding')",
     "matplotlib": "import-time registry: docstrings interpolate %(Axes:kwdoc)s "
                   "through _docstring.interpd, which finds the class by walking "
                   "Artist.__subclasses__(); the modules defining the classes must "
@@ -200,55 +212,54 @@ class _Entry:
 
 #: exception names whose handler catches ImportError
 _IMPORT_ERROR_NAMES = frozenset({"ImportError", "ModuleNotFoundError", "Exception"})
-#: code object -> whether it is import machinery (skipped when looking for the importer)
-_machinery_code = {}
-#: code object -> ((start, end), ...) byte ranges covered by an exception handler
-_covered = {}
+_MACHINERY = "machinery"
+#: code object -> what _guarded needs of it, worked out once: _MACHINERY (import
+#: machinery, skipped when looking for the importer), () (cannot guard: names no
+#: ImportError), True (3.10: names one, no handler table), or the byte ranges
+#: its exception handlers cover
+_code_facts = {}
 
 
-def _is_machinery(code):
-    known = _machinery_code.get(code)
-    if known is None:
-        filename = code.co_filename
-        known = _machinery_code[code] = (
-            filename.startswith("<frozen importlib") or filename == _RUNTIME_FILE
-            or (filename.endswith("__init__.py") and filename.endswith(
-                ("importlib/__init__.py", "importlib\\__init__.py"))))
-    return known
+def _facts(code):
+    filename = code.co_filename
+    if filename.startswith("<frozen importlib") or filename == _RUNTIME_FILE or (
+            filename.endswith(("importlib/__init__.py", "importlib\\__init__.py"))):
+        facts = _MACHINERY
+    elif _IMPORT_ERROR_NAMES.isdisjoint(code.co_names):
+        facts = ()
+    elif not hasattr(code, "co_exceptiontable"):
+        facts = True
+    else:
+        facts = _handler_ranges(code.co_exceptiontable)
+    _code_facts[code] = facts
+    return facts
 
 
-_RUNTIME_FILE = _is_machinery.__code__.co_filename
+def _handler_ranges(table):
+    """Byte ranges covered by an exception handler, from a 3.11+ exception table."""
+    ranges = []
+    index, size = 0, len(table)
 
-
-def _handler_ranges(code):
-    """Byte ranges of ``code`` covered by an exception handler (3.11+ tables)."""
-    ranges = _covered.get(code)
-    if ranges is None:
-        ranges = []
-        table = getattr(code, "co_exceptiontable", b"")
-        index, size = 0, len(table)
-
-        def varint():
-            nonlocal index
+    def varint():
+        nonlocal index
+        byte = table[index]
+        index += 1
+        value = byte & 63
+        while byte & 64:
             byte = table[index]
             index += 1
-            value = byte & 63
-            while byte & 64:
-                byte = table[index]
-                index += 1
-                value = (value << 6) | (byte & 63)
-            return value
-        try:
-            while index < size:
-                start = varint() * 2
-                length = varint() * 2
-                varint()                 # handler target
-                varint()                 # depth and lasti
-                ranges.append((start, start + length))
-        except IndexError:
-            ranges = []
-        ranges = _covered[code] = tuple(ranges)
-    return ranges
+            value = (value << 6) | (byte & 63)
+        return value
+    try:
+        while index < size:
+            start = varint() * 2
+            length = varint() * 2
+            varint()                     # handler target
+            varint()                     # depth and lasti
+            ranges.append((start, start + length))
+    except IndexError:
+        return ()
+    return tuple(ranges)
 
 
 def _guarded(frame) -> bool:
@@ -258,30 +269,48 @@ def _guarded(frame) -> bool:
     Exception (3.10 has no handler tables: naming them is enough), or is the body
     of a guarded module."""
     frame = frame.f_back
-    while frame is not None and _is_machinery(frame.f_code):
+    while frame is not None:
+        code = frame.f_code
+        facts = _code_facts.get(code)
+        if facts is None:
+            facts = _facts(code)
+        if facts is not _MACHINERY:
+            break
         frame = frame.f_back
-    if frame is None:
+    else:
         return False
-    code = frame.f_code
     if code.co_name == "<module>":
         owner = frame.f_globals.get("__lazy__")
-        if isinstance(owner, _Namespace) and type(owner).__lazify_state__.guarded:
-            return True
-    if _IMPORT_ERROR_NAMES.isdisjoint(code.co_names):
-        return False
-    if not hasattr(code, "co_exceptiontable"):
-        return True
+        if isinstance(owner, _Namespace):
+            state = type(owner).__lazify_state__
+            if state.guarded is None:
+                state.guarded = _guarded(frame)
+            if state.guarded:
+                return True
+    if facts is True or not facts:
+        return bool(facts)
     lasti = frame.f_lasti
-    return any(start <= lasti < end for start, end in _handler_ranges(code))
+    return any(start <= lasti < end for start, end in facts)
 
 
-def _must_be_found(entry, package):
-    """Raise ModuleNotFoundError now if the top-level package a guarded module's
-    deferred import needs cannot be found (eagerly, that import would fail here)."""
-    if entry.level:
-        return                           # the importer's own package is there
+_RUNTIME_FILE = _guarded.__code__.co_filename
+
+
+def _check_found(state, entry):
+    """In a guarded module, raise ModuleNotFoundError now if the top-level package
+    a deferred import needs cannot be found (eagerly, that import fails here).
+
+    Whether the module is guarded is worked out only now, the first time one of
+    its deferred imports needs a package not loaded yet: the frames above the
+    module's body are those of its import, as when the body started.
+    """
     top = entry.module.partition(".")[0]
     if not top or top in sys.modules:
+        return
+    if state.guarded is None:
+        # this function <- register <- __lazy_import__/__lazy_from__ <- the module
+        state.guarded = _guarded(sys._getframe(3))
+    if not state.guarded:
         return
     try:
         spec = _find_spec(top, None)
@@ -405,8 +434,9 @@ class _ModuleState:
         #: (name, thread id) -> (depth, line of the statement): deferred
         #: imports of this module running now
         self.resolving = {}
-        #: imported where an ImportError is caught (see :func:`_guarded`)
-        self.guarded = False
+        #: imported where an ImportError is caught (see :func:`_guarded`); None
+        #: until a deferred import of a package not loaded yet needs to know
+        self.guarded = None
         _all_states.append(self)
         if self.is_package and self.name:
             _package_states.append(self)
@@ -450,8 +480,8 @@ class _ModuleState:
             elif bound in self.cls.__dict__:
                 delattr(self.cls, bound)   # an _Unbound fallback
             return
-        if self.guarded and existing is None:
-            _must_be_found(entry, self.package)
+        if existing is None and not entry.level:
+            _check_found(self, entry)
         namespace.pop(bound, None)
         if existing is None:
             _pending_changed(1)
@@ -507,13 +537,15 @@ class _ModuleState:
             raise AttributeError(
                 f"module {self.name!r} has no attribute {name!r} yet "
                 f"(its deferred import is in progress)", name=name)
-        if outer is None and self.is_package and self._own(entry):
-            self._resolve_earlier(name, key[1])
-            if name not in self.pending:
-                return namespace[name]       # one of them imported it
         self.resolving[key] = (1 if outer is None else outer[0] + 1, entry.lineno)
         try:
-            value = entry.load(namespace)
+            try:
+                value = entry.load(namespace)
+            except ImportError as exc:
+                if outer is not None or type(exc) is ModuleNotFoundError \
+                        or not self._replay_in_order(name, key[1]):
+                    raise
+                value = entry.load(namespace)
         except BaseException as exc:
             error = _deferred_error(exc, self, entry)
             if error is exc:
@@ -538,26 +570,43 @@ class _ModuleState:
         target = _target(self, entry)
         return target is not None and target.startswith(self.name + ".")
 
-    def _resolve_earlier(self, name, thread):
-        """Before a package's deferred import of one of its own submodules runs,
-        run those of its own-submodule imports that come before it, in order.
+    def _replay_in_order(self, name, thread) -> bool:
+        """After a package's deferred import of one of its own submodules failed
+        with an ImportError: run the package's own-submodule imports that come
+        before it, in order, as the eager program had; True if there were any
+        and they worked (the failed one is then tried once more).
 
         A package ``__init__`` imports its submodules in an order that settles
-        the cycles between them (pandas imports ``io.excel._base`` before
-        ``_openpyxl``, which imports from it; its C extensions in ``_libs.tslibs``
-        initialise each other in the order the package imports them); the first
-        use of a later name would otherwise import its submodule first.  The
-        eager program had run them all by then.  Ones already running in this
-        thread are skipped, as the eager program had not reached them either.
+        the cycles between them (pandas imports ``io.excel._base``, whose class
+        body imports ``_openpyxl``, before ``_openpyxl``, which imports from
+        ``_base``); the first use of a later name imports its submodule first,
+        and the cycle breaks with "cannot import name ... from partially
+        initialized module".  Imports are not run in order ahead of time, which
+        would undo laziness for every package; only a failure is repaired, once
+        per thread at a time (a failure while repairing is the answer).
         """
-        for other, entry in list(self.pending.items()):
+        if getattr(_replaying, "active", False) or not self.is_package \
+                or not self._own(self.pending[name]):
+            return False
+        earlier = []
+        for other, entry in self.pending.items():
             if other == name:
-                return
-            if other in self.namespace or (other, thread) in self.resolving \
-                    or not self._own(entry):
-                continue
-            if self.pending.get(other) is entry:
-                self.resolve(other)
+                break
+            if other not in self.namespace and (other, thread) not in self.resolving \
+                    and self._own(entry):
+                earlier.append(other)
+        if not earlier:
+            return False
+        _replaying.active = True
+        try:
+            for other in earlier:
+                if other in self.pending and other not in self.namespace:
+                    self.resolve(other)
+        except ImportError:
+            return False
+        finally:
+            _replaying.active = False
+        return True
 
     def defined_later(self, line) -> bool:
         """Whether a binding at ``line`` does not exist yet for the eager module:
@@ -1073,8 +1122,7 @@ def __lazy_module__(namespace, *fallback_names):
     cls = type("__lazy__", (_Namespace,), {})
     instance = object.__new__(cls)
     instance.__dict__ = namespace
-    state = cls.__lazify_state__ = _ModuleState(namespace, cls)
-    state.guarded = _guarded(sys._getframe(1))
+    cls.__lazify_state__ = _ModuleState(namespace, cls)
     for name in fallback_names:
         setattr(cls, name, _Unbound(name))
     return instance

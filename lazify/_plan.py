@@ -599,9 +599,10 @@ class _Walker:
                 self._string_annotation(sub.value)
 
     def _string_annotation(self, text: str):
-        try:
-            expr = ast.parse(text.strip(), mode="eval")
-        except (SyntaxError, ValueError):
+        expr = _parse_quietly(text.strip(), "eval")
+        if expr is None:
+            for word in _words(text):
+                self._deferred_names(ast.Name(id=word, ctx=ast.Load()))
             return
         self._deferred_names(expr)
 
@@ -1045,6 +1046,22 @@ def _is_own_frame_call(node) -> bool:
     return False
 
 
+def _parse_quietly(text: str, mode: str):
+    """``ast.parse`` of a string found in the module (a doctest line, a string
+    annotation), or None when it does not parse or could warn.
+
+    Parsing must not print anything: ``'\\o/'`` in a doctest of requests made
+    every cold start print a SyntaxWarning (invalid escape sequence, 3.12+).
+    A backslash is where those come from; such text is read word by word.
+    """
+    if "\\" in text:
+        return None
+    try:
+        return ast.parse(text, mode=mode)
+    except (SyntaxError, ValueError):
+        return None
+
+
 def _doctest_names(sources) -> set:
     """Names read by ``>>>`` examples in docstrings."""
     names = set()
@@ -1055,9 +1072,8 @@ def _doctest_names(sources) -> set:
             if stripped.startswith(">>>") or stripped.startswith("..."):
                 lines.append(stripped[4:] if len(stripped) > 3 else "")
         for chunk in lines:
-            try:
-                tree = ast.parse(chunk)
-            except (SyntaxError, ValueError):
+            tree = _parse_quietly(chunk, "exec")
+            if tree is None:
                 names.update(_words(chunk))
                 continue
             for sub in walk(tree):

@@ -243,3 +243,23 @@ if __name__ == "__main__":
         with open(os.path.join(FIXTURES, name, "expected_plan.txt"), "w", encoding="utf-8") as f:
             f.write(text)
         print(f"--- {name}\n{text}", end="")
+
+
+def test_strings_the_planner_parses_never_warn() -> None:
+    """requests' ``>>> requests.codes['\\o/']`` printed a SyntaxWarning on every cold
+    start (3.12+): text from docstrings and string annotations is parsed silently."""
+    source = (
+        'r"""Codes.\n\n>>> requests.codes[\'\\o/\']\n"""\n'
+        "import requests\n"
+        "import re\n"
+        'def f(p: "re.Pattern[\'\\\\d\']"): pass\n'
+    )
+    import warnings
+
+    tree = ast.parse(source)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        plan = plan_module(tree, source=source)
+    verdicts = {n.name: n.reason for s in plan.imports for n in s.names}
+    assert verdicts["requests"] == "doctest"
+    assert [str(w.message) for w in caught] == []

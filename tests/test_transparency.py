@@ -385,6 +385,58 @@ DEFAULT_EXCLUDED = {
                                      "Operations.register('postgresql')\n",
         "main.py": "import alembic.op\nprint(alembic.operations.Operations.registry)\n",
     },
+    "sqlalchemy.orm": {
+        "sqlalchemy/__init__.py": "",
+        "sqlalchemy/orm/__init__.py": "from .attributes import QueryableAttribute\n"
+                                      "from .mapped_collection import KeyFuncDict as KeyFuncDict\n"
+                                      "NAMES = sorted(globals())\n",
+        "sqlalchemy/orm/collections.py": """
+            class collection:
+                @staticmethod
+                def appender(fn):
+                    return fn
+            def __go():
+                global KeyFuncDict
+                from .mapped_collection import KeyFuncDict
+            __go()
+        """,
+        "sqlalchemy/orm/mapped_collection.py": """
+            from .collections import collection
+            class KeyFuncDict(dict):
+                @collection.appender
+                def set(self, value):
+                    return value
+        """,
+        "sqlalchemy/orm/attributes.py": "from . import collections\n"
+                                        "class QueryableAttribute:\n"
+                                        "    def adapter(self):\n"
+                                        "        return collections.collection\n",
+        "main.py": "import sqlalchemy.orm\nprint(sqlalchemy.orm.KeyFuncDict.__name__)\n",
+    },
+    "pandas._config": {
+        "pandas/__init__.py": "from pandas._config import get_option\n",
+        "pandas/_config/__init__.py": """
+            __all__ = ["get_option", "detect_console_encoding"]
+            from pandas._config import dates  # noqa: F401
+            from pandas._config.config import get_option
+            from pandas._config.display import detect_console_encoding
+        """,
+        "pandas/_config/config.py": """
+            options = {}
+            def register_option(key, value):
+                options[key] = value
+            def get_option(key):
+                return options[key]
+        """,
+        "pandas/_config/dates.py": "from pandas._config import config\nconfig.register_option('dates', 1)\n",
+        "pandas/_config/display.py": """
+            from pandas._config import config
+            def detect_console_encoding():
+                return "utf-8"
+            config.register_option("encoding", detect_console_encoding())
+        """,
+        "main.py": "import pandas\nprint(pandas.get_option('encoding'))\n",
+    },
     "matplotlib": {
         "matplotlib/__init__.py": "",
         "matplotlib/artist.py": "class Artist:\n    pass\n",

@@ -1,6 +1,6 @@
 """Run the minimised repros of the sweep's differences, plain and lazified.
 
-    python tests/compat/repro.py [--lazify CHECKOUT] [NAME ...]
+    python tests/compat/repro.py [--lazify CHECKOUT] [--dir REPROS] [NAME ...]
 
 Each directory under ``tests/compat/repros/`` holds a few files and a
 ``main.py``.  The directory is copied to a fresh temporary directory and
@@ -35,10 +35,10 @@ def env_for(lazify_root, lazy):
     return env
 
 
-def run_one(name, lazify_root):
+def run_one(name, lazify_root, repros=REPROS):
     with tempfile.TemporaryDirectory() as tmp:
         work = os.path.join(tmp, name)
-        shutil.copytree(os.path.join(REPROS, name), work)
+        shutil.copytree(os.path.join(repros, name), work)
         outputs = []
         for label, lazy in (("plain", False), ("lazified cold", True), ("lazified warm", True)):
             if label == "plain":
@@ -65,10 +65,13 @@ def run_one(name, lazify_root):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lazify", default=ROOT, help="the lazify checkout to test")
+    parser.add_argument("--dir", default=REPROS,
+                        help="the directory of repros (default tests/compat/repros; the smoke "
+                             "corpus has its own: tests/compat/smoke/repros)")
     parser.add_argument("names", nargs="*")
     args = parser.parse_args(argv)
-    names = args.names or sorted(os.listdir(REPROS))
-    differing = [n for n in names if run_one(n, os.path.abspath(args.lazify))]
+    names = args.names or sorted(os.listdir(args.dir))
+    differing = [n for n in names if run_one(n, os.path.abspath(args.lazify), args.dir)]
     print(f"\n{len(differing)} of {len(names)} repros differ: {' '.join(differing)}")
     return 0
 

@@ -5,6 +5,7 @@ One command::
 
     python3 tests/benchmarks/startup/run.py            # full run (install + check + time + cold)
     python3 tests/benchmarks/startup/run.py --quick    # 3 rounds, no cold run: a smoke test
+    python3 tests/benchmarks/startup/run.py --python /opt/sid-python/3.15/bin/python3   # with native lazy imports
 
 What it does:
 
@@ -14,6 +15,11 @@ What it does:
    ``requirements.txt`` and the interpreter are unchanged (``--reinstall``);
 2. per implementation a directory holding a ``sitecustomize.py``
    (``sitecustomize/<impl>/``), put on ``PYTHONPATH`` so the tools run unmodified;
+   on Python 3.15+ also PEP 810's native lazy imports, ``native`` (switched on
+   from sitecustomize, like the others) and ``native_x`` (the interpreter-wide
+   switch, ``PYTHON_LAZY_IMPORTS=all``); a requirement pip cannot install, a
+   tool whose command is then missing and an implementation that cannot be
+   activated on this Python are listed as such in the table and the JSON;
 3. checks every tool under every implementation: exit code and stdout must
    equal plain's, else the pair is reported broken with the first error line
    and not timed (each pair runs once uncounted first, so the modules counted
@@ -26,7 +32,11 @@ What it does:
    at all, the first start after ``pip install`` (normal ``.pyc`` present,
    lazify's and defer-imports' caches empty), and after ``lazify compile``
    ahead of time;
-6. prints a markdown table and writes ``results.json`` (``--out``).
+6. prints a markdown table and writes ``results.json`` (``--out``; for a
+   Python other than 3.11, ``results-X.Y.json``, and the workdir gets ``-X.Y``).
+
+``moddiff.py`` (3.15+) then attributes every module lazify loads and native
+lazy imports do not to its cause.
 
 The machine this runs on is shared and noisy: read the paired ratios, not the
 absolute times.
@@ -89,17 +99,36 @@ testpaths = ["tests"]
 line-length = 100
 """
 
-IMPLS = ["plain", "lazify", "lazify_mpmath", "demandimport", "defer_imports", "lazyloader"]
+IMPLS = ["plain", "native", "native_x", "lazify", "lazify_mpmath", "demandimport", "defer_imports",
+         "lazyloader"]
 
 #: implementation -> directory holding its sitecustomize.py (--extra-impl adds to it)
 IMPL_DIRS = {i: SITECUSTOMIZE / i for i in IMPLS}
+
+#: implementation -> environment it adds.  native_x is PEP 810's interpreter-wide
+#: switch, ``-X lazy_imports=all``, given as its environment variable because a
+#: console script's shebang line cannot pass ``-X``; unlike ``native`` (the
+#: switch thrown from sitecustomize) it also makes site.py's imports lazy.
+IMPL_ENV = {"native_x": {"PYTHON_LAZY_IMPORTS": "all"}}
+
+#: implementation -> code that fails in the venv's interpreter when the
+#: implementation cannot run there (not installed, or not this Python's);
+#: such an implementation is reported as unavailable, never silently dropped
+IMPL_NEEDS = {
+    "native": "import sys; sys.set_lazy_imports",
+    "native_x": "import sys; sys.set_lazy_imports",
+    "lazify": "import lazify",
+    "lazify_mpmath": "import lazify",
+    "demandimport": "import demandimport",
+    "defer_imports": "import defer_imports",
+}
 
 #: Environment variables that would change what is measured.
 SCRUB = (
     "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX", "PYTHONPATH", "PYTHONHOME",
     "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONNOUSERSITE", "PYTHONPROFILEIMPORTTIME",
     "PYTHONVERBOSE", "PYTHONWARNINGS", "PYTHONDEVMODE", "PYTHONSAFEPATH",
-    "VIRTUAL_ENV", "PIP_REQUIRE_VIRTUALENV", "LZBENCH_MODULES_OUT",
+    "VIRTUAL_ENV", "PIP_REQUIRE_VIRTUALENV", "LZBENCH_MODULES_OUT", "PYTHON_LAZY_IMPORTS",
 )
 
 
@@ -116,6 +145,21 @@ def log(*args):
     print(*args, file=sys.stderr, flush=True)
 
 
+def python_version(python: str) -> str:
+    """"X.Y" of an interpreter."""
+    return subprocess.run([python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
+def default_workdir(version: str) -> Path:
+    suffix = "" if version == "3.11" else f"-{version}"
+    return Path(tempfile.gettempdir()) / f"lazify-startup-bench{suffix}"
+
+
+def default_results(version: str) -> Path:
+    return HERE / ("results.json" if version == "3.11" else f"results-{version}.json")
+
+
 # ------------------------------------------------------------------ the venv
 
 
@@ -130,9 +174,12 @@ def ensure_venv(venv: Path, python: str, reinstall: bool) -> dict:
     stamp_text = REQUIREMENTS.read_text() + "\n" + version + "\n" + str(ROOT) + "\neditable=compat"
     stamp = hashlib.sha256(stamp_text.encode()).hexdigest()
     stamp_file = venv / ".lzbench-stamp"
-    facts = {"reused": False, "install_seconds": None}
+    facts = {"reused": False, "install_seconds": None, "not_installed": {}}
+    failed_file = venv / ".lzbench-not-installed.json"
     if not reinstall and stamp_file.exists() and stamp_file.read_text() == stamp:
         facts["reused"] = True
+        if failed_file.exists():
+            facts["not_installed"] = json.loads(failed_file.read_text())
         return facts
     if venv.exists():
         shutil.rmtree(venv)
@@ -141,7 +188,20 @@ def ensure_venv(venv: Path, python: str, reinstall: bool) -> dict:
     env = clean_env()
     subprocess.run([python, "-m", "venv", str(venv)], check=True, env=env)
     pip = [str(venv_python(venv)), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-    subprocess.run(pip + ["-r", str(REQUIREMENTS)], check=True, env=env)
+    if subprocess.run(pip + ["-r", str(REQUIREMENTS)], env=env).returncode:
+        # One requirement that does not install on this Python (no wheel, a
+        # build that fails) must not cost the rest: install them one at a
+        # time, with the file's options, and record what failed.
+        log("  pip install -r failed; installing the requirements one at a time ...")
+        options, reqs = requirement_lines()
+        for req in reqs:
+            r = subprocess.run(pip + [*options, req], env=env, capture_output=True, text=True)
+            if r.returncode:
+                lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+                errors = [ln.strip() for ln in lines if ln.startswith("ERROR:")]
+                why = errors[-1] if errors else lines[-1] if lines else f"exit {r.returncode}"
+                facts["not_installed"][req] = why[:300]
+                log(f"  NOT INSTALLED: {req}: {why[:200]}")
     # "compat" editable mode: a plain .pth path entry.  The default (strict
     # finder) mode imports pathlib and urllib.parse from a .pth file at every
     # start-up, for every implementation, which is not what an installed
@@ -149,8 +209,19 @@ def ensure_venv(venv: Path, python: str, reinstall: bool) -> dict:
     subprocess.run(pip + ["-e", str(ROOT), "--config-settings", "editable_mode=compat"],
                    check=True, env=env)
     facts["install_seconds"] = round(time.perf_counter() - t0, 1)
+    failed_file.write_text(json.dumps(facts["not_installed"], indent=1) + "\n")
     stamp_file.write_text(stamp)
     return facts
+
+
+def requirement_lines() -> tuple[list[str], list[str]]:
+    """(pip options, requirements) of requirements.txt, comments dropped."""
+    options, reqs = [], []
+    for line in REQUIREMENTS.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            (options if line.startswith("-") else reqs).append(line)
+    return [w for o in options for w in o.split()], reqs
 
 
 def freeze(venv: Path) -> list[str]:
@@ -173,6 +244,7 @@ def bench_env(venv: Path, workdir: Path, impl: str, pycache_prefix: Path | None 
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     env["VIRTUAL_ENV"] = str(venv)
     env["PYTHONPATH"] = str(IMPL_DIRS[impl])
+    env.update(IMPL_ENV.get(impl, {}))
     home = workdir / "home"
     env["HOME"] = str(home)
     env["XDG_CACHE_HOME"] = str(home / ".cache")
@@ -192,6 +264,21 @@ def bench_env(venv: Path, workdir: Path, impl: str, pycache_prefix: Path | None 
     return env
 
 
+def unavailable_impls(venv: Path, impls) -> dict:
+    """implementation -> why it cannot run in this venv (first error line)."""
+    out = {}
+    for impl in impls:
+        code = IMPL_NEEDS.get(impl)
+        if code is None:
+            continue
+        r = subprocess.run([str(venv_python(venv)), "-c", code], env=clean_env(),
+                           capture_output=True, text=True)
+        if r.returncode:
+            lines = r.stderr.strip().splitlines()
+            out[impl] = lines[-1] if lines else f"exit {r.returncode}"
+    return out
+
+
 def tool_argv(venv: Path, tool: str) -> list[str]:
     argv = list(TOOLS[tool])
     argv[0] = str(venv / "bin" / argv[0])
@@ -201,8 +288,12 @@ def tool_argv(venv: Path, tool: str) -> list[str]:
 # ------------------------------------------------------------------- running
 
 
-def run_once(argv, env, cwd, capture=False, timeout=300):
-    """Run a child; return (rc, wall seconds, peak RSS KiB, stdout, stderr)."""
+def run_once(argv, env, cwd, capture=False, timeout=300, cpu_out=None):
+    """Run a child; return (rc, wall seconds, peak RSS KiB, stdout, stderr).
+
+    ``cpu_out``, a list, gets the child's CPU seconds (user + system) appended
+    (not with ``capture``): on a shared machine the CPU time a start-up takes
+    varies less than its wall time, which includes waiting for a core."""
     out = subprocess.PIPE if capture else subprocess.DEVNULL
     t0 = time.perf_counter()
     proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
@@ -220,6 +311,8 @@ def run_once(argv, env, cwd, capture=False, timeout=300):
         return proc.returncode, wall, None, stdout, stderr
     _, status, rusage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
+    if cpu_out is not None:
+        cpu_out.append(rusage.ru_utime + rusage.ru_stime)
     proc.returncode = os.waitstatus_to_exitcode(status)
     return proc.returncode, wall, rusage.ru_maxrss, b"", b""
 
@@ -290,7 +383,7 @@ def timed_rounds(venv, workdir, cwd, tools, impls, working, rounds, warmup, expe
     hits all implementations alike.  The ratio to plain is paired by round.
     """
     rng = random.Random(seed)
-    data = {t: {i: {"wall": [], "rss": []} for i in impls if working[t][i]} for t in tools}
+    data = {t: {i: {"wall": [], "rss": [], "cpu": []} for i in impls if working[t][i]} for t in tools}
     envs = {i: bench_env(venv, workdir, i) for i in impls}
     total = warmup + rounds
     for r in range(total):
@@ -303,12 +396,14 @@ def timed_rounds(venv, workdir, cwd, tools, impls, working, rounds, warmup, expe
             k = r % len(order)
             order = order[k:] + order[:k]
             for impl in order:
-                rc, wall, rss, _, _ = run_once(tool_argv(venv, tool), envs[impl], cwd(tool))
+                cpu = []
+                rc, wall, rss, _, _ = run_once(tool_argv(venv, tool), envs[impl], cwd(tool), cpu_out=cpu)
                 if rc != expected_rc[tool]:
                     data[tool][impl]["failed_runs"] = data[tool][impl].get("failed_runs", 0) + 1
                 if counted:
                     data[tool][impl]["wall"].append(wall)
                     data[tool][impl]["rss"].append(rss)
+                    data[tool][impl]["cpu"].append(cpu[0])
         kind = "round" if counted else "warm-up"
         log(f"  {kind} {r + 1 - (warmup if counted else 0)}/{rounds if counted else warmup}"
             f" ({time.perf_counter() - t_round:.1f}s)")
@@ -320,6 +415,11 @@ def summarise(data, impls, tools):
     for tool in tools:
         summary[tool] = {}
         plain = data[tool]["plain"]["wall"]
+        # Python 3.15+: PEP 810's lazy imports are the target, so every
+        # implementation is also paired with native's run of the same round
+        native = data[tool].get("native", {}).get("wall")
+        plain_cpu = data[tool]["plain"].get("cpu")
+        native_cpu = data[tool].get("native", {}).get("cpu")
         for impl, d in data[tool].items():
             walls = d["wall"]
             ratios = [w / p for w, p in zip(walls, plain)]
@@ -332,6 +432,15 @@ def summarise(data, impls, tools):
                 "runs": len(walls),
                 "failed_runs": d.get("failed_runs", 0),
             }
+            if d.get("cpu") and plain_cpu:
+                summary[tool][impl]["cpu_ratio"] = statistics.median(
+                    [c / p for c, p in zip(d["cpu"], plain_cpu)])
+            if native:
+                summary[tool][impl]["ratio_to_native"] = statistics.median(
+                    [w / n for w, n in zip(walls, native)])
+                if d.get("cpu") and native_cpu:
+                    summary[tool][impl]["cpu_ratio_to_native"] = statistics.median(
+                        [c / n for c, n in zip(d["cpu"], native_cpu)])
     return summary
 
 
@@ -443,13 +552,14 @@ def geomean(xs):
     return statistics.geometric_mean(xs)
 
 
-def markdown(meta, checks, summary, tools, impls, cold=None):
+def markdown(meta, checks, summary, tools, impls, cold=None, unavailable=None):
     out = []
     out.append(f"Start-up benchmark, {meta['date']}, Python {meta['python']}, {meta['machine']}; "
                f"{meta['rounds']} counted rounds after {meta['warmup']} warm-up rounds, warm caches.")
     out.append("")
     out.append("Cell: median ratio to plain, paired by round (lower is better) · median wall ms · "
-               "modules in sys.modules at exit. plain: median wall ms · peak RSS MiB · modules.")
+               "modules in sys.modules at exit. plain: median wall ms · peak RSS MiB · modules. "
+               "(CPU …×): the same for the CPU time (user + system) of the child, where recorded.")
     out.append("")
     out.append("| tool (command) | plain | " + " | ".join(i for i in impls if i != "plain") + " |")
     out.append("|---|---|" + "---|" * (len(impls) - 1))
@@ -470,7 +580,9 @@ def markdown(meta, checks, summary, tools, impls, cold=None):
             if c.get("lazy_modules"):
                 mods = f"{mods} ({c['lazy_modules']} unexec.)"
             flaky = f" ({s['failed_runs']} runs failed!)" if s.get("failed_runs") else ""
-            row.append(f"**{s['ratio']:.2f}×** · {s['median_s'] * 1000:.0f} ms · {s['rss_mib']:.0f} MiB · {mods}{flaky}")
+            cpu = f" (CPU {s['cpu_ratio']:.2f}×)" if s.get("cpu_ratio") else ""
+            row.append(f"**{s['ratio']:.2f}×**{cpu} · {s['median_s'] * 1000:.0f} ms · {s['rss_mib']:.0f} MiB · "
+                       f"{mods}{flaky}")
         out.append("| " + " | ".join(row) + " |")
     corpus = [t for t in tools if not t.startswith("floor")]
     row = ["geometric mean of ratios (tools it runs)", "1.00"]
@@ -481,6 +593,27 @@ def markdown(meta, checks, summary, tools, impls, cold=None):
         g = geomean([summary[t][impl]["ratio"] for t in ok])
         row.append(f"{g:.2f}× ({len(ok)}/{len(corpus)} work)" if g else "—")
     out.append("| " + " | ".join(row) + " |")
+    rows = [("geometric mean of CPU-time ratios", "cpu_ratio", None)]
+    if "native" in impls:
+        rows += [("geometric mean of ratios to native (paired by round)", "ratio_to_native", "native"),
+                 ("geometric mean of CPU-time ratios to native", "cpu_ratio_to_native", "native")]
+    for label, key, base in rows:
+        row = [label, "1.00" if base is None else "—"]
+        for impl in impls:
+            if impl == "plain":
+                continue
+            ok = [t for t in corpus if checks[t][impl]["ok"] and (base is None or checks[t][base]["ok"])]
+            g = geomean([summary[t][impl].get(key) for t in ok])
+            row.append(f"{g:.2f}×" if g else "—")
+        if any(c != "—" for c in row[2:]):
+            out.append("| " + " | ".join(row) + " |")
+    if unavailable and any(unavailable.values()):
+        out.append("")
+        out.append("Not measured on this Python (what could not be installed or activated):")
+        out.append("")
+        for kind, what in unavailable.items():
+            for name, why in what.items():
+                out.append(f"- {kind[:-1]} {name}: `{why}`")
     broken = [(t, i, checks[t][i]["error"]) for t in tools for i in impls if not checks[t][i]["ok"]]
     if broken:
         out.append("")
@@ -541,10 +674,11 @@ def machine_description() -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--python", default="python3.11", help="interpreter for the venv (default: python3.11)")
-    ap.add_argument("--workdir", type=Path,
-                    default=Path(tempfile.gettempdir()) / "lazify-startup-bench",
-                    help="venv, HOME and caches live here (default: $TMPDIR/lazify-startup-bench)")
+    ap.add_argument("--python", default="python3.11",
+                    help="interpreter for the venv (default: python3.11; 3.15+ adds native lazy imports)")
+    ap.add_argument("--workdir", type=Path, default=None,
+                    help="venv, HOME and caches live here (default: $TMPDIR/lazify-startup-bench, "
+                         "-X.Y appended for a Python other than 3.11)")
     ap.add_argument("--reinstall", action="store_true", help="recreate the venv even if it is current")
     ap.add_argument("--rounds", type=int, default=15, help="counted rounds (default 15, at least 10 for a result)")
     ap.add_argument("--warmup", type=int, default=2, help="warm-up rounds (default 2)")
@@ -552,14 +686,17 @@ def main(argv=None) -> int:
     ap.add_argument("--cold-impls", default=",".join(IMPLS),
                     help="implementations in the cold-cache run (default: the built-in ones, not --extra-impl)")
     ap.add_argument("--tools", default=None, help="comma-separated subset of: " + ",".join(TOOLS))
-    ap.add_argument("--impls", default=None, help="comma-separated subset of: " + ",".join(IMPLS))
+    ap.add_argument("--impls", default=None,
+                    help="comma-separated subset of: " + ",".join(IMPLS) + " (default: those available)")
     ap.add_argument("--extra-impl", action="append", default=[], metavar="NAME=DIR",
                     help="also measure the sitecustomize.py in DIR under NAME (e.g. a patched lazify)")
     ap.add_argument("--report", type=Path, metavar="RESULTS_JSON",
                     help="only print the markdown of an earlier run (--impls/--tools filter it)")
     ap.add_argument("--quick", action="store_true", help="3 rounds, 1 warm-up, no cold run")
     ap.add_argument("--check-only", action="store_true", help="only compare outputs with plain; no timing")
-    ap.add_argument("--out", type=Path, default=HERE / "results.json", help="results JSON (default: next to run.py)")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="results JSON (default: results.json next to run.py, results-X.Y.json for a Python "
+                         "other than 3.11)")
     args = ap.parse_args(argv)
     if args.report:
         res = json.loads(args.report.read_text())
@@ -573,12 +710,14 @@ def main(argv=None) -> int:
             for scen in cold["scenarios"].values():
                 for t in scen:
                     scen[t] = {i: v for i, v in scen[t].items() if i in r_impls}
-        print(markdown(res["meta"], res["checks"], res["summary"], r_tools, r_impls, cold))
+        print(markdown(res["meta"], res["checks"], res["summary"], r_tools, r_impls, cold,
+                       res.get("unavailable")))
         return 0
     if args.quick:
         args.rounds, args.warmup, args.cold_rounds = 3, 1, 0
     tools = [t for t in (args.tools or ",".join(TOOLS)).split(",") if t]
     impls = [i for i in (args.impls or ",".join(IMPLS)).split(",") if i]
+    explicit_impls = args.impls is not None
     for spec in args.extra_impl:
         name, sep, directory = spec.partition("=")
         if not sep or not (Path(directory) / "sitecustomize.py").is_file():
@@ -597,7 +736,10 @@ def main(argv=None) -> int:
         tools.insert(0, "floor")
 
     python = shutil.which(args.python) or args.python
-    workdir = args.workdir.resolve()
+    version = python_version(python)
+    workdir = (args.workdir or default_workdir(version)).resolve()
+    if args.out is None:
+        args.out = default_results(version)
     workdir.mkdir(parents=True, exist_ok=True)
     venv = workdir / "venv"
     install = ensure_venv(venv, python, args.reinstall)
@@ -629,6 +771,22 @@ def main(argv=None) -> int:
         "install": install,
     }
     log(f"Python {pyver}; venv {venv} ({'reused' if install['reused'] else 'created'})")
+    # What cannot run here is reported, never silently left out: requirements
+    # pip could not install, tools whose command is then missing, and
+    # implementations whose activation fails on this Python.
+    unavailable = {"requirements": install["not_installed"], "tools": {}, "implementations": {}}
+    for t in list(tools):
+        if not (venv / "bin" / TOOLS[t][0]).exists():
+            unavailable["tools"][t] = f"no {TOOLS[t][0]} in the venv"
+            tools.remove(t)
+    for i, why in unavailable_impls(venv, impls).items():
+        unavailable["implementations"][i] = why
+        impls.remove(i)
+    for kind, what in unavailable.items():
+        for name, why in what.items():
+            log(f"  unavailable {kind[:-1]} {name}: {why}" + (" (asked for)" if kind == "implementations"
+                                                              and explicit_impls else ""))
+    meta["unavailable"] = unavailable
 
     log("checking outputs against plain (also the first warm-up) ...")
     checks = check(venv, workdir, cwd, tools, impls)
@@ -656,9 +814,10 @@ def main(argv=None) -> int:
     for per_impl in checks.values():
         for entry in per_impl.values():
             entry["source_files"] = len(entry.pop("files", []))
-    table = markdown(meta, checks, summary, tools, impls, cold)
+    table = markdown(meta, checks, summary, tools, impls, cold, unavailable)
     print(table)
     result = {"meta": meta, "tools": {t: TOOLS[t] for t in tools}, "implementations": impls,
+              "unavailable": unavailable,
               "checks": checks, "summary": summary, "raw": data, "cold": cold,
               "freeze": freeze(venv), "table_markdown": table}
     args.out.write_text(json.dumps(result, indent=1) + "\n")

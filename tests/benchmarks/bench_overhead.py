@@ -1,0 +1,167 @@
+"""lazify's own cost per module, where laziness can save nothing.
+
+Run: ``python tests/benchmarks/bench_overhead.py [--python PY ...] [--rounds N] [--modules N]``
+
+A generated package of ``--modules`` modules (400 by default, in layers of
+100): each imports five siblings of the next layer and four standard-library
+modules and uses all of them while the program starts, so every deferred import
+is resolved during start-up and lazify has nothing to save.  Measured as whole processes, plain against lazify
+(``install()`` from ``sitecustomize.py``), paired round by round, order
+alternating:
+
+1. warm: both sides' bytecode caches written by earlier runs;
+2. cold: no bytecode cache at all on either side (a fresh ``PYTHONPYCACHEPREFIX``
+   each run), so every module is compiled, and under lazify rewritten.
+
+``--profile`` prints the top of a cProfile of one warm lazified run instead.
+The machines are shared and noisy: each figure is the median of per-round
+ratios, never an absolute time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+STDLIB = ("json", "fractions", "textwrap", "string")
+
+
+#: modules per layer; a module imports five of the next layer, so imports nest
+#: only as deep as there are layers
+LAYER = 100
+
+
+def siblings(index: int, count: int) -> list:
+    """The five modules of the next layer that module ``index`` imports."""
+    start = (index // LAYER + 1) * LAYER
+    if start >= count:
+        return []
+    width = min(LAYER, count - start)
+    return sorted({start + (index * 7 + step) % width for step in range(5)})
+
+
+def module_source(index: int, count: int) -> str:
+    names = [f"m{other:03d}" for other in siblings(index, count)]
+    lines = [f'"""Module {index}."""']
+    lines += [f"import {name}" for name in STDLIB]
+    lines += [f"from bigpkg import {name}" for name in names]
+    lines.append("")
+    lines.append("def f():")
+    lines.append(f"    return {index}")
+    lines.append("")
+    uses = [f"{name}.f()" for name in names]
+    uses += ["len(json.dumps([1]))", "fractions.Fraction(1, 2).denominator",
+             "len(textwrap.dedent(' x'))", "len(string.digits)"]
+    lines.append(f"VALUE = {' + '.join(uses)}")
+    return "\n".join(lines) + "\n"
+
+
+def write_tree(root: str, count: int) -> None:
+    package = os.path.join(root, "bigpkg")
+    os.makedirs(package, exist_ok=True)
+    with open(os.path.join(package, "__init__.py"), "w") as f:
+        f.write('"""A package where every import is used at start-up."""\n')
+    for index in range(count):
+        with open(os.path.join(package, f"m{index:03d}.py"), "w") as f:
+            f.write(module_source(index, count))
+    old = time.time() - 3600           # not "just modified": caches are written
+    for name in os.listdir(package):
+        os.utime(os.path.join(package, name), (old, old))
+    with open(os.path.join(root, "main.py"), "w") as f:
+        layer = ", ".join(f"m{index:03d}" for index in range(min(LAYER, count)))
+        f.write(f"from bigpkg import {layer}\n"
+                f"print(sum(m.VALUE for m in ({layer},)) > 0)\n")
+    site = os.path.join(root, "site_lazify")
+    os.makedirs(site, exist_ok=True)
+    with open(os.path.join(site, "sitecustomize.py"), "w") as f:
+        f.write("import lazify\nlazify.install()\n")
+
+
+def clean_env(extra=None) -> dict:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX", "LAZIFY_DEBUG",
+                        "PYTHONPATH")}
+    env["PYTHONPATH"] = ROOT
+    env.update(extra or {})
+    return env
+
+
+def timed(python: str, env: dict, cwd: str) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run([python, "main.py"], env=env, cwd=cwd, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if proc.returncode or proc.stdout.strip() != "True":
+        raise SystemExit(f"failed under {env.get('PYTHONPATH')}:\n{proc.stdout}{proc.stderr}")
+    return elapsed
+
+
+def paired(python, plain_env, lazy_env, cwd, rounds, fresh=None) -> float:
+    ratios = []
+    for index in range(rounds):
+        sides = [("plain", plain_env), ("lazy", lazy_env)]
+        if index % 2:
+            sides.reverse()
+        measured = {}
+        for side, env in sides:
+            if fresh is not None:
+                env = {**env, "PYTHONPYCACHEPREFIX": fresh(side, index)}
+            measured[side] = timed(python, env, cwd)
+        ratios.append(measured["lazy"] / measured["plain"])
+    return statistics.median(ratios)
+
+
+def bench(python: str, rounds: int, count: int) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        write_tree(tmp, count)
+        plain_env = clean_env()
+        lazy_env = clean_env({"PYTHONPATH": os.path.join(tmp, "site_lazify") + os.pathsep + ROOT})
+        for env in (plain_env, lazy_env, plain_env, lazy_env):
+            timed(python, env, tmp)                       # write both sides' caches
+        warm = paired(python, plain_env, lazy_env, tmp, rounds)
+
+        def fresh(side, index):
+            path = os.path.join(tmp, f"cold-{side}-{index}")
+            shutil.rmtree(path, ignore_errors=True)
+            return path
+        cold = paired(python, plain_env, lazy_env, tmp, max(3, rounds // 2), fresh)
+    return {"warm": warm, "cold": cold}
+
+
+def profile(python: str, count: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        write_tree(tmp, count)
+        env = clean_env({"PYTHONPATH": os.path.join(tmp, "site_lazify") + os.pathsep + ROOT})
+        timed(python, env, tmp)
+        subprocess.run([python, "-m", "cProfile", "-s", "tottime", "main.py"], env=env, cwd=tmp,
+                       check=True)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--python", action="append", help="interpreters (default: this one)")
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--modules", type=int, default=400)
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args(argv)
+    for python in args.python or [sys.executable]:
+        if args.profile:
+            profile(python, args.modules)
+            continue
+        version = subprocess.run([python, "-c", "import sys; print(sys.version.split()[0])"],
+                                 capture_output=True, text=True).stdout.strip()
+        result = bench(python, args.rounds, args.modules)
+        print(f"{version}: every import used, lazify/plain: warm {result['warm']:.2f}x, "
+              f"cold {result['cold']:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,5 @@
+from . import collections
+
+
+def make(kind):
+    return collections.collection(kind)

@@ -1,0 +1,7 @@
+from .collections import collection
+
+
+class KeyFuncDict(dict):
+    @collection
+    def set(self, value):
+        self[value] = value

@@ -1,0 +1,2 @@
+def checker(version):
+    return f"checker for draft {version}"

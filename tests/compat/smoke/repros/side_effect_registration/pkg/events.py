@@ -1,0 +1,3 @@
+from .registry import EVENTS
+
+EVENTS.update({"connect", "close"})

@@ -1,0 +1,5 @@
+from .artist import Artist
+
+
+class Axes(Artist):
+    props = ("xlim", "ylim")

@@ -1,0 +1,5 @@
+from pkg.duration import Duration
+
+
+def duration(days):
+    return Duration(days)

@@ -1,0 +1,7 @@
+import warnings
+
+warnings.warn("this transport is deprecated", UserWarning, stacklevel=2)
+
+
+class Client:
+    pass

@@ -1,0 +1,1 @@
+from pkg._impl import Client  # noqa: F401
