@@ -241,3 +241,34 @@ def test_failed_import_surfaces_at_the_read(tmp_path):
     assert lazy.returncode == 0, lazy.stdout + lazy.stderr
     assert lazy.stdout.splitlines() == [
         "imported -", "alpha a", "ModuleNotFoundError missing_module_for_the_test", "alpha a"]
+
+
+def test_lookup_forms_behave_as_on_the_dict(tmp_path):
+    plain, lazy = run_both(tmp_path, {"mod.py": """
+        import alpha
+        import beta
+
+        counter = 0
+
+        def bump(name):
+            globals()[name] += 1
+            return globals()[name]
+
+        def forget(name):
+            del globals()[name]
+            return name in globals(), globals().get(name, "gone")
+
+        def unhashable():
+            try:
+                return globals()[["alpha"]]
+            except TypeError as exc:
+                return type(exc).__name__
+    """, "main.py": LOADED + """
+        import mod
+        print(mod.bump("counter"), mod.bump("counter"), mod.unhashable(), loaded())
+        print(mod.forget("beta"), loaded())
+        print(hasattr(mod, "beta"), loaded())
+    """})
+    assert plain == ["1 2 TypeError ab", "(False, 'gone') ab", "False ab"]
+    # del imports the name first (the eager module had it), then deletes it
+    assert lazy == ["1 2 TypeError -", "(False, 'gone') b", "False b"]
