@@ -13,7 +13,9 @@ object into the module dict, and deletes itself from the class.
 
 The names the generated code calls (``__lazy_module__``, ``__lazy_import__``,
 ``__lazy_from__``, ``__lazy_chain__``, ``__lazy_star__``, ``__lazy_annotated__``,
-``__lazy_annotations__``, ``__lazy_annotate__``) are the stable
+``__lazy_annotations__``, ``__lazy_annotate__``, ``__lazy_getattr__``, ``__lazy_result__``,
+``__lazy_globals__``, ``__lazy_lookup__``, ``__lazy_names__``,
+``__lazy_f_globals__``) are the stable
 interface of the cached bytecode: renaming one needs a cache-format bump.
 
 This module is on every user's start-up path: it imports nothing but
@@ -1007,6 +1009,66 @@ class _Annotate:
 
 
 # ---------------------------------------------------------------------------
+# The module's namespace read inside its functions (PEP 690: the dict is
+# complete whenever code looks at it).
+
+class _Lookup:
+    """What ``globals()`` stands for in ``globals()[k]``, ``globals().get(k, d)``,
+    ``k in globals()``, ``del globals()[k]`` and ``globals()[k] += v``: those
+    import ``k`` alone if it is pending (membership imports nothing), so a
+    registry or a module ``__getattr__`` looking one name up imports nothing
+    else.  The planner uses it only where the expression does nothing else
+    with the dict."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, state):
+        self.state = state
+
+    def _namespace(self, key):
+        state = self.state
+        namespace = state.namespace
+        if key in state.pending and key not in namespace:
+            state.resolve(key)
+        return namespace
+
+    def __getitem__(self, key):
+        return self._namespace(key)[key]
+
+    def get(self, key, default=None):
+        return self._namespace(key).get(key, default)
+
+    def __contains__(self, key):
+        state = self.state
+        return key in state.namespace or key in state.pending
+
+    def __delitem__(self, key):
+        del self._namespace(key)[key]
+
+    def __setitem__(self, key, value):
+        self.state.namespace[key] = value
+
+
+def _names(state):
+    """The namespace for reading its keys: itself, or while lazify has names
+    pending or hooks in it, a copy with the keys an eager module has (the
+    pending names, with None for values; lazify's own hooks left out)."""
+    namespace = state.namespace
+    hooks = namespace.get("__getattr__") is state.getattr_fn \
+        or namespace.get("__dir__") is state.dir_fn
+    if not state.pending and not hooks:
+        return namespace
+    names = dict(namespace)
+    if names.get("__getattr__") is state.getattr_fn and state.user_getattr is None:
+        del names["__getattr__"]
+    if names.get("__dir__") is state.dir_fn:
+        del names["__dir__"]
+    for name in state.pending:
+        names.setdefault(name, None)
+    return names
+
+
+# ---------------------------------------------------------------------------
 # The namespace object.
 
 class _Namespace:
@@ -1108,6 +1170,30 @@ class _Namespace:
         if value is _MISSING:
             raise AttributeError(f"module {state.name!r} has no attribute {name!r}", name=name)
         return value
+
+    def __lazy_globals__(self):
+        """``globals()`` in a function of the module, and the globals it gives
+        ``eval``/``exec``: the namespace, its pending names imported first."""
+        state = type(self).__lazify_state__
+        if state.pending:
+            state.resolve_all()
+        return state.namespace
+
+    def __lazy_lookup__(self):
+        """``globals()`` where one key alone is looked up: see :class:`_Lookup`."""
+        return _Lookup(type(self).__lazify_state__)
+
+    def __lazy_names__(self):
+        """``globals()`` whose keys alone are read: see :func:`_names`."""
+        return _names(type(self).__lazify_state__)
+
+    def __lazy_f_globals__(self, frame):
+        """``sys._getframe().f_globals`` in a function of the module."""
+        namespace = frame.f_globals
+        state = type(self).__lazify_state__
+        if namespace is state.namespace and state.pending:
+            state.resolve_all()
+        return namespace
 
     def __lazy_star__(self, module):
         """Before ``from m import *``: m's pending public names must be there."""
