@@ -32,8 +32,22 @@ module that warns with ``stacklevel=2`` while it is imported, and a package
 import builtins
 import sys
 from _thread import _local, get_ident
+from _weakref import ref
 
 _MISSING = object()
+_EMPTY = frozenset()
+_NO_DICT = {}
+
+
+def _absolute(module, level, package):
+    """The absolute name of ``from .{level}module import``, or None."""
+    if not package:
+        return None
+    parts = package.split(".")
+    if level - 1 > len(parts) - 1:
+        return None
+    base = ".".join(parts[: len(parts) - level + 1])
+    return f"{base}.{module}" if module else base
 
 if sys.version_info >= (3, 15):
     # PEP 810: what a ``lazy import`` binds until first use (types.LazyImportType)
@@ -129,17 +143,17 @@ _TOP, _AS, _FROM = range(3)
 class _Entry:
     """How to import one pending name, and where the statement was."""
 
-    __slots__ = ("kind", "module", "level", "attr", "submodules", "lineno", "statement",
+    __slots__ = ("kind", "module", "level", "attr", "asname", "submodules", "lineno",
                  "siblings")
 
-    def __init__(self, kind, module, level, attr, lineno, statement, siblings=None):
+    def __init__(self, kind, module, level, attr, asname, lineno, siblings=None):
         self.kind = kind
         self.module = module          # as written, without leading dots
         self.level = level
         self.attr = attr              # _FROM: the name imported from module
+        self.asname = asname          # None without "as"
         self.submodules = [module] if kind == _TOP else None
         self.lineno = lineno
-        self.statement = statement
         #: _FROM: a one-item list shared by the names of one statement; it
         #: holds the module the first of them was resolved from, so that
         #: ``from m import a, b`` binds both from the same module object
@@ -190,17 +204,21 @@ class _Entry:
         raise ImportError(f"cannot import name {self.attr!r} from {source} ({location})",
                           name=module_name, path=getattr(module, "__file__", None))
 
+    @property
+    def statement(self):
+        """The statement, for messages: ``from ..m import a as b``."""
+        alias = self.module if self.kind != _FROM else self.attr
+        if self.asname is not None:
+            alias = f"{alias} as {self.asname}"
+        if self.kind != _FROM:
+            return f"import {alias}"
+        return f"from {'.' * self.level}{self.module} import {alias}"
+
     def absolute(self, package):
         """Absolute name of the module the statement imports (best effort)."""
         if not self.level:
             return self.module
-        if not package:
-            return None
-        parts = package.split(".")
-        if self.level - 1 > len(parts) - 1:
-            return None
-        base = ".".join(parts[: len(parts) - self.level + 1])
-        return f"{base}.{self.module}" if self.module else base
+        return _absolute(self.module, self.level, package)
 
 
 # ---------------------------------------------------------------------------
@@ -343,9 +361,26 @@ def _loaded(name):
 # loaded it, so rewritten packages keep a ``__getattr__`` that imports their
 # own submodules (DESIGN.md, "Details"); it leaves them when nothing is
 # pending anywhere.
+#
+# Both registries hold weak references: a rewritten module removed from
+# sys.modules and no longer referenced is freed like any other.
 _pending = [0]              # pending entries in all modules
-_all_states: list = []      # states of all rewritten modules, in creation order
-_package_states: list = []  # the rewritten packages among them
+#: id(state) -> weak reference, for the modules with pending entries, in the
+#: order they got their first one
+_pending_states = {}
+#: id(state) -> weak reference, for every rewritten package
+_package_states = {}
+
+
+def _track(registry, state):
+    key = id(state)
+    registry[key] = ref(state, lambda _dead, key=key: registry.pop(key, None))
+
+
+def _states(registry):
+    """The live states of a registry, as a list (it changes while resolving)."""
+    return [state for state in (weak() for weak in list(registry.values()))
+            if state is not None]
 
 
 def _find_spec(fullname, path):
@@ -376,7 +411,7 @@ def _catch_up(fullname, found, all_pending):
         progress = True
         while progress and not found():
             progress = False
-            for state in list(_all_states):
+            for state in _states(_pending_states):
                 for name in list(state.pending):
                     entry = state.pending.get(name)
                     if entry is None or name in state.namespace or entry in _failed_catch_up:
@@ -400,11 +435,11 @@ def _pending_changed(delta):
     before = _pending[0]
     after = _pending[0] = before + delta
     if before == 0 and after > 0:
-        for state in _package_states:
+        for state in _states(_package_states):
             if not state.installed:
                 state.install()
     elif after == 0 and before > 0:
-        for state in _package_states:
+        for state in _states(_package_states):
             state.maybe_uninstall()
 
 
@@ -414,7 +449,8 @@ def _pending_changed(delta):
 class _ModuleState:
     __slots__ = ("namespace", "cls", "name", "package", "is_package", "pending",
                  "getattr_fn", "dir_fn", "user_getattr", "user_getattr_line", "installed",
-                 "not_submodules", "generation", "excluded", "resolving", "guarded")
+                 "not_submodules", "generation", "excluded", "resolving", "guarded",
+                 "unbound", "__weakref__")
 
     def __init__(self, namespace, cls):
         self.namespace = namespace
@@ -426,8 +462,8 @@ class _ModuleState:
             package = self.name if self.is_package else self.name.rpartition(".")[0]
         self.package = package
         self.pending = {}
-        self.getattr_fn = _make_getattr(self)
-        self.dir_fn = _make_dir(self)
+        #: lazify's PEP 562 hooks for this module, made when first installed
+        self.getattr_fn = self.dir_fn = None
         #: the module's own ``__getattr__`` when lazify's wraps it (one bound
         #: other than by a ``def`` with lazify's prologue), and its line (0:
         #: unknown, taken as bound before everything)
@@ -443,13 +479,24 @@ class _ModuleState:
         #: imported where an ImportError is caught (see :func:`_guarded`); None
         #: until a deferred import of a package not loaded yet needs to know
         self.guarded = None
-        _all_states.append(self)
+        #: fallback names whose _Unbound descriptor is on the class
+        self.unbound = _EMPTY
         if self.is_package and self.name:
-            _package_states.append(self)
+            _track(_package_states, self)
             if _pending[0]:
                 self.install()
 
     # -- decisions ----------------------------------------------------------
+
+    @property
+    def mode(self):
+        """True when this module's statements are lazy now (global mode on,
+        the module not excluded, no ``__lazy_modules__`` to consult)."""
+        if self.generation != _settings.generation:
+            self.excluded = is_excluded(self.name)
+            self.generation = _settings.generation
+        return (_settings.enabled and not self.excluded
+                and "__lazy_modules__" not in self.namespace)
 
     def lazy_for(self, entry) -> bool:
         """Lazy or eager, decided when the statement executes."""
@@ -466,6 +513,61 @@ class _ModuleState:
         return not self.excluded
 
     # -- registration -------------------------------------------------------
+    #
+    # Every rewritten module runs these for each of its imports, so the common
+    # case is kept short: an import whose target is already fully imported is
+    # bound at once, without making a pending entry (costs nothing, keeps the
+    # namespace complete); everything else goes through register().
+
+    def register_import(self, module, asname, lineno):
+        """``import module`` (``as asname``) registered at ``lineno``."""
+        if asname is None:
+            bound = module.partition(".")[0]
+        else:
+            bound = asname
+        if self.mode is not True or bound in self.pending:
+            return self.register(bound, _Entry(_TOP if asname is None else _AS, module, 0,
+                                                None, asname, lineno))
+        modules = sys.modules
+        found = modules.get(module)
+        if found is None or getattr(getattr(found, "__spec__", None), "_initializing", False):
+            return self.register(bound, _Entry(_TOP if asname is None else _AS, module, 0,
+                                                None, asname, lineno))
+        if asname is None and bound != module:
+            found = modules.get(bound)
+            if found is None or getattr(getattr(found, "__spec__", None), "_initializing",
+                                        False):
+                return self.register(bound, _Entry(_TOP, module, 0, None, None, lineno))
+        self.namespace[bound] = found
+        if bound in self.unbound:
+            self._forget_unbound(bound)
+
+    def register_from(self, module, level, attr, asname, lineno, siblings):
+        """``from module import attr`` (``as asname``) registered at ``lineno``."""
+        bound = attr if asname is None else asname
+        if self.mode is True and bound not in self.pending:
+            target = module if not level else _absolute(module, level, self.package)
+            found = sys.modules.get(target) if target is not None else None
+            if found is not None and not getattr(getattr(found, "__spec__", None),
+                                                 "_initializing", False):
+                # never through the module's own __getattr__ (lazy_loader packages)
+                value = getattr(found, "__dict__", _NO_DICT).get(attr, _MISSING)
+                if value is not _MISSING and (_LazyImportType is None
+                                              or type(value) is not _LazyImportType):
+                    self.namespace[bound] = value
+                    if bound in self.unbound:
+                        self._forget_unbound(bound)
+                    return
+        self.register(bound, _Entry(_FROM, module, level, attr, asname, lineno, siblings))
+
+    def _forget_unbound(self, name):
+        """A fallback-named name got bound: its _Unbound descriptor goes (the
+        instance dict wins, but only a class without it is specialized)."""
+        self.unbound.discard(name)
+        try:
+            delattr(self.cls, name)
+        except AttributeError:
+            pass
 
     def register(self, bound, entry):
         namespace = self.namespace
@@ -483,13 +585,15 @@ class _ModuleState:
             namespace[bound] = value
             if existing is not None:
                 self._unpend(bound, existing)
-            elif bound in self.cls.__dict__:
-                delattr(self.cls, bound)   # an _Unbound fallback
+            elif bound in self.unbound:
+                self._forget_unbound(bound)
             return
         if existing is None and not entry.level:
             _check_found(self, entry)
         namespace.pop(bound, None)
         if existing is None:
+            if not self.pending:
+                _track(_pending_states, self)
             _pending_changed(1)
         self.pending[bound] = entry
         setattr(self.cls, bound, _Pending(self, bound))
@@ -654,6 +758,7 @@ class _ModuleState:
         except AttributeError:
             pass
         if not self.pending:
+            _pending_states.pop(id(self), None)
             self.maybe_uninstall()
         _pending_changed(-1)
 
@@ -675,6 +780,9 @@ class _ModuleState:
         returns, as in the eager program.
         """
         namespace = self.namespace
+        if self.getattr_fn is None:
+            self.getattr_fn = _make_getattr(self)
+            self.dir_fn = _make_dir(self)
         current = namespace.get("__getattr__")
         if current is None or current is self.getattr_fn:
             namespace["__getattr__"] = self.getattr_fn
@@ -1054,14 +1162,15 @@ def _names(state):
     pending or hooks in it, a copy with the keys an eager module has (the
     pending names, with None for values; lazify's own hooks left out)."""
     namespace = state.namespace
-    hooks = namespace.get("__getattr__") is state.getattr_fn \
-        or namespace.get("__dir__") is state.dir_fn
+    hooks = state.getattr_fn is not None and (
+        namespace.get("__getattr__") is state.getattr_fn
+        or namespace.get("__dir__") is state.dir_fn)
     if not state.pending and not hooks:
         return namespace
     names = dict(namespace)
-    if names.get("__getattr__") is state.getattr_fn and state.user_getattr is None:
+    if hooks and names.get("__getattr__") is state.getattr_fn and state.user_getattr is None:
         del names["__getattr__"]
-    if names.get("__dir__") is state.dir_fn:
+    if hooks and names.get("__dir__") is state.dir_fn:
         del names["__dir__"]
     for name in state.pending:
         names.setdefault(name, None)
@@ -1079,13 +1188,7 @@ class _Namespace:
         lineno = sys._getframe(1).f_lineno
         for alias in aliases:
             module, _, asname = alias.partition(" as ")
-            if asname:
-                kind = _AS            # ``import a.b as x`` binds a.b itself
-                bound = asname
-            else:
-                kind = _TOP
-                bound = module.partition(".")[0]
-            state.register(bound, _Entry(kind, module, 0, None, lineno, f"import {alias}"))
+            state.register_import(module, asname or None, lineno)
 
     def __lazy_from__(self, module, *aliases):
         state = type(self).__lazify_state__
@@ -1095,8 +1198,7 @@ class _Namespace:
         siblings = [None] if len(aliases) > 1 else None
         for alias in aliases:
             attr, _, asname = alias.partition(" as ")
-            state.register(asname or attr, _Entry(
-                _FROM, name, level, attr, lineno, f"from {module} import {alias}", siblings))
+            state.register_from(name, level, attr, asname or None, lineno, siblings)
 
     def __lazy_annotated__(self, *names):
         """Innermost decorator of a function whose annotations name lazy imports."""
@@ -1219,9 +1321,11 @@ def __lazy_module__(namespace, *fallback_names):
     cls = type("__lazy__", (_Namespace,), {})
     instance = object.__new__(cls)
     instance.__dict__ = namespace
-    cls.__lazify_state__ = _ModuleState(namespace, cls)
-    for name in fallback_names:
-        setattr(cls, name, _Unbound(name))
+    state = cls.__lazify_state__ = _ModuleState(namespace, cls)
+    if fallback_names:
+        state.unbound = set(fallback_names)
+        for name in fallback_names:
+            setattr(cls, name, _Unbound(name))
     return instance
 
 
