@@ -306,7 +306,7 @@ def _guarded(frame) -> bool:
     if code.co_name == "<module>":
         owner = frame.f_globals.get("__lazy__")
         if isinstance(owner, _Namespace):
-            state = type(owner).__lazify_state__
+            state = owner.__lazify_state__
             if state.guarded is None:
                 state.guarded = _guarded(frame)
             if state.guarded:
@@ -450,11 +450,13 @@ class _ModuleState:
     __slots__ = ("namespace", "cls", "name", "package", "is_package", "pending",
                  "getattr_fn", "dir_fn", "user_getattr", "user_getattr_line", "installed",
                  "not_submodules", "generation", "excluded", "resolving", "guarded",
-                 "unbound", "__weakref__")
+                 "unbound", "instance", "__weakref__")
 
-    def __init__(self, namespace, cls):
+    def __init__(self, namespace, instance):
         self.namespace = namespace
-        self.cls = cls
+        #: the module's ``__lazy__``, and its class of its own while it has one
+        self.instance = instance
+        self.cls = None
         self.name = namespace.get("__name__") or ""
         self.is_package = "__path__" in namespace
         package = namespace.get("__package__")
@@ -519,31 +521,34 @@ class _ModuleState:
     # bound at once, without making a pending entry (costs nothing, keeps the
     # namespace complete); everything else goes through register().
 
-    def register_import(self, module, asname, lineno):
-        """``import module`` (``as asname``) registered at ``lineno``."""
+    def register_import(self, module, asname, frame):
+        """``import module`` (``as asname``), the statement running in ``frame``
+        (its line is worked out only for a pending entry: that costs more than
+        the rest of a registration)."""
         if asname is None:
             bound = module.partition(".")[0]
         else:
             bound = asname
         if self.mode is not True or bound in self.pending:
             return self.register(bound, _Entry(_TOP if asname is None else _AS, module, 0,
-                                                None, asname, lineno))
+                                                None, asname, frame.f_lineno))
         modules = sys.modules
         found = modules.get(module)
         if found is None or getattr(getattr(found, "__spec__", None), "_initializing", False):
             return self.register(bound, _Entry(_TOP if asname is None else _AS, module, 0,
-                                                None, asname, lineno))
+                                                None, asname, frame.f_lineno))
         if asname is None and bound != module:
             found = modules.get(bound)
             if found is None or getattr(getattr(found, "__spec__", None), "_initializing",
                                         False):
-                return self.register(bound, _Entry(_TOP, module, 0, None, None, lineno))
+                return self.register(bound, _Entry(_TOP, module, 0, None, None, frame.f_lineno))
         self.namespace[bound] = found
         if bound in self.unbound:
             self._forget_unbound(bound)
 
-    def register_from(self, module, level, attr, asname, lineno, siblings):
-        """``from module import attr`` (``as asname``) registered at ``lineno``."""
+    def register_from(self, module, level, attr, asname, frame, siblings):
+        """``from module import attr`` (``as asname``), the statement running in
+        ``frame``."""
         bound = attr if asname is None else asname
         if self.mode is True and bound not in self.pending:
             target = module if not level else _absolute(module, level, self.package)
@@ -558,16 +563,37 @@ class _ModuleState:
                     if bound in self.unbound:
                         self._forget_unbound(bound)
                     return
-        self.register(bound, _Entry(_FROM, module, level, attr, asname, lineno, siblings))
+        self.register(bound, _Entry(_FROM, module, level, attr, asname, frame.f_lineno,
+                                    siblings))
 
     def _forget_unbound(self, name):
         """A fallback-named name got bound: its _Unbound descriptor goes (the
         instance dict wins, but only a class without it is specialized)."""
         self.unbound.discard(name)
+        self._drop_descriptor(name)
+
+    def own_class(self):
+        """The module's own subclass of _Namespace, made and put on ``__lazy__``
+        when first needed."""
+        cls = self.cls
+        if cls is None:
+            cls = self.cls = type("__lazy__", (_Namespace,), {"__slots__": ()})
+            self.instance.__class__ = cls
+        return cls
+
+    def _drop_descriptor(self, name):
+        """Take a name's descriptor off the module's class; back to the shared
+        class once it holds none (what CPython specializes best)."""
+        cls = self.cls
+        if cls is None:
+            return
         try:
-            delattr(self.cls, name)
+            delattr(cls, name)
         except AttributeError:
             pass
+        if not self.pending and not self.unbound:
+            self.instance.__class__ = _Namespace
+            self.cls = None
 
     def register(self, bound, entry):
         namespace = self.namespace
@@ -596,7 +622,7 @@ class _ModuleState:
                 _track(_pending_states, self)
             _pending_changed(1)
         self.pending[bound] = entry
-        setattr(self.cls, bound, _Pending(self, bound))
+        setattr(self.own_class(), bound, _Pending(self, bound))
         if not self.installed:
             self.install()
 
@@ -753,10 +779,7 @@ class _ModuleState:
         if self.pending.get(name) is not entry:
             return
         del self.pending[name]
-        try:
-            delattr(self.cls, name)
-        except AttributeError:
-            pass
+        self._drop_descriptor(name)
         if not self.pending:
             _pending_states.pop(id(self), None)
             self.maybe_uninstall()
@@ -1181,28 +1204,38 @@ def _names(state):
 # The namespace object.
 
 class _Namespace:
-    """Reads a module's globals as attributes: ``__dict__`` is that dict."""
+    """Reads a module's globals as attributes: ``__dict__`` is that dict.
+
+    Every module's ``__lazy__`` starts as an instance of this one shared class,
+    whose attribute loads CPython specializes as plain instance-dict hits.  A
+    module with pending names gets a subclass of its own for as long as it has
+    any, holding a descriptor per pending name (a miss of the dict); making a
+    class costs more than the rest of a module's registrations together, so
+    modules whose imports are all loaded already never make one.
+    """
+
+    __slots__ = ("__dict__", "__lazify_state__")
 
     def __lazy_import__(self, *aliases):
-        state = type(self).__lazify_state__
-        lineno = sys._getframe(1).f_lineno
+        state = self.__lazify_state__
+        frame = sys._getframe(1)
         for alias in aliases:
             module, _, asname = alias.partition(" as ")
-            state.register_import(module, asname or None, lineno)
+            state.register_import(module, asname or None, frame)
 
     def __lazy_from__(self, module, *aliases):
-        state = type(self).__lazify_state__
-        lineno = sys._getframe(1).f_lineno
+        state = self.__lazify_state__
+        frame = sys._getframe(1)
         name = module.lstrip(".")
         level = len(module) - len(name)
         siblings = [None] if len(aliases) > 1 else None
         for alias in aliases:
             attr, _, asname = alias.partition(" as ")
-            state.register_from(name, level, attr, asname or None, lineno, siblings)
+            state.register_from(name, level, attr, asname or None, frame, siblings)
 
     def __lazy_annotated__(self, *names):
         """Innermost decorator of a function whose annotations name lazy imports."""
-        state = type(self).__lazify_state__
+        state = self.__lazify_state__
 
         def decorate(func):
             namespace = state.namespace
@@ -1225,14 +1258,14 @@ class _Namespace:
 
     def __lazy_annotations__(self, ann, *names):
         """A class body's ``__annotations__``, before its first annotation."""
-        return _annotations(type(self).__lazify_state__, ann, names)
+        return _annotations(self.__lazify_state__, ann, names)
 
     def __lazy_annotate__(self, *names):
         """3.14+ (PEP 649), before the statement of a class body or of the module
         that holds its first annotation: give the class (module) an
         ``__annotate__`` that imports ``names`` before evaluating, unless they
         are all bound already."""
-        state = type(self).__lazify_state__
+        state = self.__lazify_state__
         namespace = state.namespace
         if all(name in namespace for name in names):
             return
@@ -1248,13 +1281,13 @@ class _Namespace:
             space["__annotate__"] = _Annotate(state, names, None, space)
 
     def __lazy_chain__(self):
-        type(self).__lazify_state__.chain(sys._getframe(1).f_lineno)
+        self.__lazify_state__.chain(sys._getframe(1).f_lineno)
 
     def __lazy_getattr__(self, name):
         """First statement of the module's own ``def __getattr__``: True when
         lazify has the answer (:meth:`__lazy_result__` returns it), False to
         let the function's own body run."""
-        state = type(self).__lazify_state__
+        state = self.__lazify_state__
         frame = sys._getframe(1)            # the module's __getattr__
         caller = frame.f_back
         if state.lookup(name, caller.f_globals if caller is not None else {}) is not _MISSING:
@@ -1265,7 +1298,7 @@ class _Namespace:
 
     def __lazy_result__(self, name):
         """The value :meth:`__lazy_getattr__` found for ``name``."""
-        state = type(self).__lazify_state__
+        state = self.__lazify_state__
         value = state.namespace.get(name, _MISSING)
         if value is _MISSING:
             value = sys.modules.get(f"{state.name}.{name}", _MISSING)
@@ -1276,30 +1309,30 @@ class _Namespace:
     def __lazy_globals__(self):
         """``globals()`` in a function of the module, and the globals it gives
         ``eval``/``exec``: the namespace, its pending names imported first."""
-        state = type(self).__lazify_state__
+        state = self.__lazify_state__
         if state.pending:
             state.resolve_all()
         return state.namespace
 
     def __lazy_lookup__(self):
         """``globals()`` where one key alone is looked up: see :class:`_Lookup`."""
-        return _Lookup(type(self).__lazify_state__)
+        return _Lookup(self.__lazify_state__)
 
     def __lazy_names__(self):
         """``globals()`` whose keys alone are read: see :func:`_names`."""
-        return _names(type(self).__lazify_state__)
+        return _names(self.__lazify_state__)
 
     def __lazy_f_globals__(self, frame):
         """``sys._getframe().f_globals`` in a function of the module."""
         namespace = frame.f_globals
-        state = type(self).__lazify_state__
+        state = self.__lazify_state__
         if namespace is state.namespace and state.pending:
             state.resolve_all()
         return namespace
 
     def __lazy_star__(self, module):
         """Before ``from m import *``: m's pending public names must be there."""
-        state = type(self).__lazify_state__
+        state = self.__lazify_state__
         name = module.lstrip(".")
         level = len(module) - len(name)
         imported = builtins.__import__(name, state.namespace, None, ("*",), level)
@@ -1318,12 +1351,12 @@ def __lazy_module__(namespace, *fallback_names):
         are registered, reading one falls back to builtins or raises
         NameError, as the global read it replaces would.
     """
-    cls = type("__lazy__", (_Namespace,), {})
-    instance = object.__new__(cls)
+    instance = object.__new__(_Namespace)
     instance.__dict__ = namespace
-    state = cls.__lazify_state__ = _ModuleState(namespace, cls)
+    state = instance.__lazify_state__ = _ModuleState(namespace, instance)
     if fallback_names:
         state.unbound = set(fallback_names)
+        cls = state.own_class()
         for name in fallback_names:
             setattr(cls, name, _Unbound(name))
     return instance
@@ -1332,7 +1365,7 @@ def __lazy_module__(namespace, *fallback_names):
 def _state_of(namespace):
     obj = namespace.get("__lazy__")
     if isinstance(obj, _Namespace):
-        return type(obj).__lazify_state__
+        return obj.__lazify_state__
     return None
 
 
