@@ -450,7 +450,7 @@ class _ModuleState:
     __slots__ = ("namespace", "cls", "name", "package", "is_package", "pending",
                  "getattr_fn", "dir_fn", "user_getattr", "user_getattr_line", "installed",
                  "not_submodules", "generation", "excluded", "resolving", "guarded",
-                 "unbound", "instance", "__weakref__")
+                 "unbound", "instance", "all_lazy", "__weakref__")
 
     def __init__(self, namespace, instance):
         self.namespace = namespace
@@ -473,8 +473,11 @@ class _ModuleState:
         self.user_getattr_line = 0
         self.installed = False
         self.not_submodules = set()
+        #: the settings generation this module's view of them is from; whether
+        #: it is excluded, and whether all its statements are lazy, in that view
         self.generation = -1
         self.excluded = False
+        self.all_lazy = False
         #: (name, thread id) -> (depth, line of the statement): deferred
         #: imports of this module running now
         self.resolving = {}
@@ -490,15 +493,11 @@ class _ModuleState:
 
     # -- decisions ----------------------------------------------------------
 
-    @property
-    def mode(self):
-        """True when this module's statements are lazy now (global mode on,
-        the module not excluded, no ``__lazy_modules__`` to consult)."""
-        if self.generation != _settings.generation:
-            self.excluded = is_excluded(self.name)
-            self.generation = _settings.generation
-        return (_settings.enabled and not self.excluded
-                and "__lazy_modules__" not in self.namespace)
+    def _refresh(self):
+        """Take the settings in again after set_lazy_imports()/install()."""
+        self.excluded = is_excluded(self.name)
+        self.all_lazy = _settings.enabled and not self.excluded
+        self.generation = _settings.generation
 
     def lazy_for(self, entry) -> bool:
         """Lazy or eager, decided when the statement executes."""
@@ -507,12 +506,9 @@ class _ModuleState:
             target = entry.absolute(self.package)
             if target is not None and target in explicit:
                 return True
-        if not _settings.enabled:
-            return False
         if self.generation != _settings.generation:
-            self.excluded = is_excluded(self.name)
-            self.generation = _settings.generation
-        return not self.excluded
+            self._refresh()
+        return self.all_lazy
 
     # -- registration -------------------------------------------------------
     #
@@ -529,7 +525,9 @@ class _ModuleState:
             bound = module.partition(".")[0]
         else:
             bound = asname
-        if self.mode is not True or bound in self.pending:
+        if self.generation != _settings.generation:
+            self._refresh()
+        if not self.all_lazy or bound in self.pending:
             return self.register(bound, _Entry(_TOP if asname is None else _AS, module, 0,
                                                 None, asname, frame.f_lineno))
         modules = sys.modules
@@ -550,7 +548,9 @@ class _ModuleState:
         """``from module import attr`` (``as asname``), the statement running in
         ``frame``."""
         bound = attr if asname is None else asname
-        if self.mode is True and bound not in self.pending:
+        if self.generation != _settings.generation:
+            self._refresh()
+        if self.all_lazy and bound not in self.pending:
             target = module if not level else _absolute(module, level, self.package)
             found = sys.modules.get(target) if target is not None else None
             if found is not None and not getattr(getattr(found, "__spec__", None),
