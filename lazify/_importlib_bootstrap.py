@@ -36,6 +36,12 @@ from _weakref import ref
 
 _MISSING = object()
 _EMPTY = frozenset()
+
+#: per-module classes given back by modules that have nothing pending any more,
+#: handed to the next module that needs one (making a class costs more than the
+#: rest of a module's registrations together)
+_free_classes = []
+_FREE_CLASSES = 16
 _NO_DICT = {}
 
 
@@ -573,11 +579,12 @@ class _ModuleState:
         self._drop_descriptor(name)
 
     def own_class(self):
-        """The module's own subclass of _Namespace, made and put on ``__lazy__``
-        when first needed."""
+        """The module's own subclass of _Namespace, put on ``__lazy__`` when
+        first needed: one another module gave back, or a new one."""
         cls = self.cls
         if cls is None:
-            cls = self.cls = type("__lazy__", (_Namespace,), {"__slots__": ()})
+            cls = self.cls = (_free_classes.pop() if _free_classes else
+                              type("__lazy__", (_Namespace,), {"__slots__": ()}))
             self.instance.__class__ = cls
         return cls
 
@@ -594,6 +601,8 @@ class _ModuleState:
         if not self.pending and not self.unbound:
             self.instance.__class__ = _Namespace
             self.cls = None
+            if len(_free_classes) < _FREE_CLASSES:
+                _free_classes.append(cls)      # no descriptor left on it
 
     def register(self, bound, entry):
         namespace = self.namespace
