@@ -719,3 +719,24 @@ def test_a_module_reading_its_own_frame_globals_sees_its_imports(tmp_path):
     assert plain.stdout.splitlines() == ["heavy executed", "json inspect", "__main__ True", "42"]
     out = lazy_output(tmp_path, files)
     assert out.splitlines() == ["json inspect", "__main__ False", "heavy executed", "42"]
+
+
+def test_a_rewritten_module_dropped_from_sys_modules_is_freed(tmp_path):
+    # nothing process-wide keeps a rewritten module's namespace alive: neither a
+    # module with names still pending, nor a package, nor one whose names resolved
+    marker = "class Marker:\n    pass\nMARKER = Marker()\n"
+    out = lazy_output(tmp_path, {**HEAVY, "pkg/__init__.py": "import heavy\n" + marker,
+                                 "pending.py": "import heavy\n" + marker,
+                                 "resolved.py": "import json\nVALUE = json.dumps(1)\n" + marker,
+                                 "main.py": """
+        import gc, sys, weakref
+        import pending, pkg, resolved
+        refs = {name: weakref.ref(sys.modules[name].MARKER)
+                for name in ("pending", "pkg", "resolved")}
+        del pending, pkg, resolved
+        for name in ("pending", "pkg", "resolved"):
+            del sys.modules[name]
+        gc.collect()
+        print(sorted(name for name, ref in refs.items() if ref() is not None))
+    """})
+    assert out.splitlines() == ["[]"]
