@@ -248,8 +248,8 @@ _IMPORT_ERROR_NAMES = frozenset({"ImportError", "ModuleNotFoundError", "Exceptio
 _MACHINERY = "machinery"
 #: code object -> what _guarded needs of it, worked out once: _MACHINERY (import
 #: machinery, skipped when looking for the importer), () (cannot guard: names no
-#: ImportError), True (3.10: names one, no handler table), or the byte ranges
-#: its exception handlers cover
+#: ImportError), or the byte ranges its exception handlers (3.10: try and with
+#: blocks) cover
 _code_facts = {}
 
 
@@ -261,7 +261,7 @@ def _facts(code):
     elif _IMPORT_ERROR_NAMES.isdisjoint(code.co_names):
         facts = ()
     elif not hasattr(code, "co_exceptiontable"):
-        facts = True
+        facts = _block_ranges(code.co_code)
     else:
         facts = _handler_ranges(code.co_exceptiontable)
     _code_facts[code] = facts
@@ -295,11 +295,34 @@ def _handler_ranges(table):
     return tuple(ranges)
 
 
+#: 3.10's opcodes that push a block an exception can be caught in (SETUP_FINALLY,
+#: SETUP_WITH, SETUP_ASYNC_WITH) and EXTENDED_ARG
+_SETUP_OPS = frozenset({122, 143, 154})
+_EXTENDED_ARG = 144
+
+
+def _block_ranges(co_code):
+    """Byte ranges of the try/with blocks in 3.10 bytecode (no exception table
+    there): from each SETUP_* to its handler, whose relative jump counts
+    instructions."""
+    ranges = []
+    arg = 0
+    for offset in range(0, len(co_code), 2):
+        op = co_code[offset]
+        arg = arg << 8 | co_code[offset + 1]
+        if op == _EXTENDED_ARG:
+            continue
+        if op in _SETUP_OPS:
+            ranges.append((offset, offset + 2 + 2 * arg))
+        arg = 0
+    return tuple(ranges)
+
+
 def _guarded(frame) -> bool:
     """Whether the module whose body runs in ``frame`` is being imported where an
     ImportError would be caught: the first frame above the import machinery is
     covered by a handler in code that names ImportError, ModuleNotFoundError or
-    Exception (3.10 has no handler tables: naming them is enough), or is the body
+    Exception (on 3.10, inside a try or with block of such code), or is the body
     of a guarded module."""
     frame = frame.f_back
     while frame is not None:
@@ -320,8 +343,8 @@ def _guarded(frame) -> bool:
                 state.guarded = _guarded(frame)
             if state.guarded:
                 return True
-    if facts is True or not facts:
-        return bool(facts)
+    if not facts:
+        return False
     lasti = frame.f_lasti
     return any(start <= lasti < end for start, end in facts)
 
@@ -341,8 +364,10 @@ def _check_found(state, entry):
     if not top or top in sys.modules:
         return
     if state.guarded is None:
-        # this function <- register <- __lazy_import__/__lazy_from__ <- the module
-        state.guarded = _guarded(sys._getframe(3))
+        frame = sys._getframe(1)
+        while frame.f_code.co_filename == _RUNTIME_FILE:
+            frame = frame.f_back         # up to the module whose statement this is
+        state.guarded = _guarded(frame)
     if not state.guarded:
         return
     try:

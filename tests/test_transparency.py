@@ -273,6 +273,35 @@ def test_a_missing_module_outside_any_try_still_fails_at_first_use(tmp_path):
     assert "ModuleNotFoundError: No module named 'not_installed_dep'" in lazy.stderr
 
 
+def test_code_that_catches_importerror_elsewhere_does_not_guard_its_imports(tmp_path):
+    # the importer and the module both handle ImportError, but not around these
+    # statements: the missing module still fails at first use (3.10 has no
+    # exception table; its try blocks are read from the bytecode)
+    write_tree(tmp_path, {
+        "mod.py": """
+            import not_installed_dep
+            try:
+                import json
+            except ImportError:
+                json = None
+            VALUE = 1
+            def f():
+                return not_installed_dep
+        """,
+        "main.py": """
+            import mod
+            try:
+                import colorsys
+            except ModuleNotFoundError:
+                pass
+            print('imported', mod.VALUE)
+            mod.f()
+        """})
+    lazy = run_python(["-m", "lazify", "run", "main.py"], cwd=tmp_path)
+    assert lazy.stdout == "imported 1\n"
+    assert "ModuleNotFoundError: No module named 'not_installed_dep'" in lazy.stderr
+
+
 def test_a_package_imports_its_own_submodules_in_its_order(tmp_path):
     # pandas.io.excel: _openpyxl imports from _base, and _base's class body imports
     # from _openpyxl; the package imports _base first, which settles the cycle.
