@@ -9,7 +9,8 @@ One command (outside the default pytest run)::
     python tests/compat/run.py --thirdparty --only click
     python tests/compat/run.py --stdlib --python /opt/sid-python/3.14-tests/bin/python3
 
-Standard library: ``python -m test --junit-xml X test_mod`` for every module
+Standard library: ``python -m test --junit-xml X test_mod`` (through
+``regrtest.py``, which imports ``warnings`` first: see there) for every module
 in :data:`STDLIB_TESTS`, once plain and once with lazify activated by
 ``tests/compat/activate/sitecustomize.py`` (``lazify.install()``): the
 directory is on ``PYTHONPATH``, so every child process the tests spawn with
@@ -205,7 +206,8 @@ def stdlib_one(mod, mode, workdir, lazify_root, timeout):
     cwd = os.path.join(outdir, f"cwd-{mode}")
     shutil.rmtree(cwd, ignore_errors=True)
     os.makedirs(cwd)
-    cmd = [PYTHON, "-m", "test", "--junit-xml", xml, "--timeout", str(timeout), mod]
+    cmd = [PYTHON, os.path.join(HERE, "regrtest.py"), "--junit-xml", xml, "--timeout",
+           str(timeout), mod]
     rc, seconds = run(cmd, cwd=cwd, env=env, log=log, timeout=timeout + 120)
     results = parse_junit(xml) if os.path.exists(xml) else {}
     return dict(mode=mode, rc=rc, seconds=round(seconds, 1), results=results, log=log, xml=xml)
