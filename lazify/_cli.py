@@ -24,8 +24,11 @@ UNUSED_WARNING = (
 
 
 ANNOTATIONS_NOTE = (
-    "in annotations: imported when a function's or class's annotations naming it are read"
+    "in annotations: imported when the annotations naming it are read (a function's, "
+    "a class's, and on 3.14+ the module's)"
 )
+
+EXPLICIT_NOTE = "explicit: a PEP 810 `lazy import`, deferred by the interpreter (left as written)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -273,6 +276,7 @@ def _json_report(results: list[dict]) -> dict:
                 "used_at_import": n.used_at_import,
                 "unused": bool(n.unused),
                 "in_annotations": bool(getattr(n, "in_annotations", False)),
+                "explicit": bool(getattr(n, "explicit", False)),
             }
             for site, n in _rows(r)
         ]
@@ -318,10 +322,14 @@ def _verdict_words(n) -> tuple[str, str]:
     if not n.lazy:
         return "eager", _reason_words(n.reason) if n.reason is not None else ""
     notes = []
+    explicit = getattr(n, "explicit", False)
+    if explicit:
+        notes.append(EXPLICIT_NOTE)
     if n.used_at_import is not None:
         notes.append(f"used at import time (line {n.used_at_import})")
     if n.unused:
-        notes.append(UNUSED_WARNING)
+        # the user asked for this one to be lazy: no advice
+        notes.append("unused" if explicit else UNUSED_WARNING)
     if getattr(n, "in_annotations", False):
         notes.append(ANNOTATIONS_NOTE)
     return "lazy", "; ".join(notes)

@@ -31,7 +31,7 @@ def rewrite_file(path: str) -> tuple[bytes, bytes]:
     """
     from lazify import _plan
     from lazify._cli import module_name_for
-    from lazify._emit_cst import emit_cst
+    from lazify._emit_cst import CannotParse, emit_cst
 
     try:
         with open(path, "rb") as f:
@@ -49,8 +49,6 @@ def rewrite_file(path: str) -> tuple[bytes, bytes]:
     except (ValueError, RecursionError, MemoryError) as e:
         raise _Failed(f"{path}: {type(e).__name__}: {e}") from None
     module, is_package = module_name_for(path)
-    import libcst
-
     try:
         plan = _plan.plan_module(
             tree, module=module, is_package=is_package, source=data,
@@ -58,10 +56,13 @@ def rewrite_file(path: str) -> tuple[bytes, bytes]:
         if not plan.rewrite:
             return data, data
         return data, emit_cst(data, plan)
-    except libcst.ParserSyntaxError as e:
-        # Valid for this Python, but newer syntax than the installed libcst knows.
-        message = (e.message.strip().splitlines() or ["cannot parse"])[0]
-        raise _Failed(f"{path}:{e.raw_line}:{e.raw_column + 1}: libcst: {message}") from None
+    except CannotParse as e:
+        # Valid for this Python, but libcst cannot parse it (newer syntax than it knows,
+        # or a libcst bug): not rewritable here; the import hook rewrites it at run time.
+        where = "" if str(e)[:1].isdigit() else " "
+        raise _Failed(
+            f"{path}:{where}{e}; not rewritable by `lazify rewrite`/`diff` (the import hook, "
+            "which uses ast, still rewrites it)") from None
     except Exception as e:
         # A lazify bug (the planner, or a plan the emitter cannot apply): as `check`
         # reports it, unless LAZIFY_STRICT asks for the traceback.

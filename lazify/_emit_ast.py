@@ -56,6 +56,24 @@ def annotations_statement(names, span):
     return _located(assign, span)
 
 
+def annotate_statement(names, span):
+    """``__lazy__.__lazy_annotate__(*names)`` (3.14+): before the statement of a
+    class body or of the module that holds its first annotation."""
+    return _namespace_call("__lazy_annotate__", names, span)
+
+
+def template_resolved(node, names, span):
+    """``(__lazy__.a, __lazy__.b, t"...")[-1]``: the t-string's interpolations
+    keep their text, and find the names they read imported."""
+    elts = [ast.Attribute(value=ast.Name(id=NAMESPACE, ctx=ast.Load()), attr=name,
+                          ctx=ast.Load()) for name in names]
+    elts.append(node)
+    return _located(ast.Subscript(
+        value=ast.Tuple(elts=elts, ctx=ast.Load()),
+        slice=ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=1)),
+        ctx=ast.Load()), span)
+
+
 def getattr_prologue(param, span):
     """``if __lazy__.__lazy_getattr__(param): return __lazy__.__lazy_result__(param)``,
     first in the module's own ``def __getattr__``."""
@@ -75,6 +93,8 @@ def header_statements(span, fallback_names=()):
     first = ast.ImportFrom(module="lazify._importlib_bootstrap",
                            names=[ast.alias(name="__lazy_module__", asname=NAMESPACE)],
                            level=0)
+    if "is_lazy" in ast.ImportFrom._fields:
+        first.is_lazy = 0   # 3.15 (PEP 810): what the parser gives a plain import
     second = ast.Assign(
         targets=[ast.Name(id=NAMESPACE, ctx=ast.Store())],
         value=ast.Call(func=ast.Name(id=NAMESPACE, ctx=ast.Load()),
@@ -133,8 +153,12 @@ class _Emitter:
         self.chain = set(plan.chain_after)
         self.decorate = {o.span: o.names for o in plan.annotation_owners if o.kind == "def"}
         self.before = {o.span: o.names for o in plan.annotation_owners if o.kind == "class"}
+        self.annotate = {o.span: o.names for o in plan.annotation_owners if o.kind == "annotate"}
+        self.templates = {t.span: t.names for t in plan.templates}
         self.prologues = {p.span: p.param for p in plan.getattr_prologues}
         lines = {span[0] for span in self.sites}
+        lines.update(span[0] for span in self.annotate)
+        lines.update(span[0] for span in self.templates)
         lines.update(line for line, _col in self.refs)
         lines.update(span[0] for span in self.chain)
         lines.update(span[0] for span in self.decorate)
@@ -166,6 +190,9 @@ class _Emitter:
             names = self.before.get(span)
             if names is not None and isinstance(stmt, ast.AnnAssign):
                 out.append(annotations_statement(names, start))
+            names = self.annotate.get(span)
+            if names is not None:
+                out.append(annotate_statement(names, start))
             names = self.decorate.get(span)
             if names is not None and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 stmt.decorator_list.append(annotated_decorator(names, start))
@@ -214,6 +241,11 @@ class _Emitter:
             return node
         if self.touches(node):
             self.node(node)
+            if self.templates and type(node).__name__ == "TemplateStr":
+                span = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+                names = self.templates.get(span)
+                if names is not None:
+                    return template_resolved(node, names, span)
         return node
 
 

@@ -37,6 +37,10 @@ def header_code(plan: Plan) -> str:
     return HEADER[: -len(")")] + "".join(f", {name!r}" for name in names) + ")"
 
 
+def _annotate_call(names) -> str:
+    return f"{NAMESPACE}.__lazy_annotate__({', '.join(map(repr, names))})"
+
+
 # Lines as CPython and libcst's PositionProvider count them (not str.splitlines, which
 # also splits on \f, \v, \x1c... and would shift every later line).
 _NEWLINE = re.compile(r"\r\n?|\n")
@@ -44,6 +48,13 @@ _NEWLINE = re.compile(r"\r\n?|\n")
 
 class EmitError(Exception):
     """The plan does not match the source: a lazify bug, never a user error."""
+
+
+class CannotParse(Exception):
+    """libcst cannot parse source that the running Python accepts (syntax newer than the
+    installed libcst knows, or a libcst bug: 1.9.0 fails on implicitly concatenated
+    t-strings). ``lazify rewrite``/``diff`` cannot rewrite such a file; the import hook,
+    which works on ``ast``, still does."""
 
 
 def emit_cst(source: str | bytes, plan: Plan) -> str | bytes:
@@ -58,7 +69,13 @@ def emit_cst(source: str | bytes, plan: Plan) -> str | bytes:
     import libcst as cst
     from libcst.metadata import MetadataWrapper, PositionProvider
 
-    module = cst.parse_module(source)
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError as e:
+        message = (e.message.strip().splitlines() or ["cannot parse"])[0]
+        raise CannotParse(f"{e.raw_line}:{e.raw_column + 1}: libcst {_libcst_version()}: {message}") from e
+    except Exception as e:
+        raise CannotParse(f"libcst {_libcst_version()} cannot parse it ({type(e).__name__}: {e})") from e
     # unsafe_skip_copy: the tree is fresh, and the transformer needs the very nodes the
     # positions are keyed by.
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
@@ -71,6 +88,15 @@ def emit_cst(source: str | bytes, plan: Plan) -> str | bytes:
     # libcst drops a BOM character at the start of text input (bytes keep theirs).
     code = new.code
     return "\ufeff" + code if source.startswith("\ufeff") and not code.startswith("\ufeff") else code
+
+
+def _libcst_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("libcst")
+    except PackageNotFoundError:
+        return "(unknown version)"
 
 
 class _ByteColumns:
@@ -116,6 +142,12 @@ def _make_applier(cst):
             owners = getattr(plan, "annotation_owners", ())
             self.decorate = {(o.span[0], o.span[1]): o.names for o in owners if o.kind == "def"}
             self.before = {(o.span[0], o.span[1]): o.names for o in owners if o.kind == "class"}
+            self.annotate = {(o.span[0], o.span[1]): o.names for o in owners if o.kind == "annotate"}
+            self.templates = {(t.span[0], t.span[1]): t.names for t in getattr(plan, "templates", ())}
+            self.done_templates: set = set()
+            #: starts of implicitly concatenated strings: a t-string part that starts
+            #: there is not the whole template
+            self.concat_starts: set = set()
             self.prologues = {(p.span[0], p.span[1]): p.param for p in plan.getattr_prologues}
             self.done_prologues: set = set()
             self.done_owners: set = set()
@@ -148,8 +180,10 @@ def _make_applier(cst):
             ]
             missing += [f"__getattr__/__dir__ binding at {k}" for k in self.chains - self.done_chains]
             missing += [
-                f"annotated def or class at {k}" for k in {*self.decorate, *self.before} - self.done_owners
+                f"annotated def or class at {k}"
+                for k in {*self.decorate, *self.before, *self.annotate} - self.done_owners
             ]
+            missing += [f"t-string at {k}" for k in set(self.templates) - self.done_templates]
             missing += [f"def __getattr__ at {k}" for k in set(self.prologues) - self.done_prologues]
             if not self.header_done:
                 missing.append(f"header after line {self.plan.header_after_line}")
@@ -215,6 +249,35 @@ def _make_applier(cst):
                 ]
             )
 
+        # ------------------------------------------------------------ t-strings
+
+        def visit_ConcatenatedString(self, node) -> None:
+            self.concat_starts.add(self.start(node))
+
+        def leave_ConcatenatedString(self, original, updated):
+            return self.template(original, updated)
+
+        def leave_TemplatedString(self, original, updated):
+            if self.start(original) in self.concat_starts:
+                return updated
+            return self.template(original, updated)
+
+        def template(self, original, updated):
+            # (__lazy__.a, t"{a}")[-1]: the interpolation keeps its text (contract in
+            # _plan.TemplateString)
+            key = self.start(original)
+            names = self.templates.get(key)
+            if names is None:
+                return updated
+            self.done_templates.add(key)
+            elements = [
+                cst.Element(cst.Attribute(value=cst.Name(NAMESPACE), attr=cst.Name(name)))
+                for name in names
+            ]
+            elements.append(cst.Element(updated))
+            index = cst.Index(cst.UnaryOperation(operator=cst.Minus(), expression=cst.Integer("1")))
+            return cst.Subscript(value=cst.Tuple(elements), slice=[cst.SubscriptElement(index)])
+
         # ------------------------------------------------------------ small statements
 
         def leave_SimpleStatementLine(self, original, updated):
@@ -238,6 +301,10 @@ def _make_applier(cst):
                     args = "".join(f", {name!r}" for name in names)
                     new.insert(0, small(
                         f"__annotations__ = {NAMESPACE}.__lazy_annotations__(__annotations__{args})"))
+                names = self.annotate.get(key)
+                if names is not None:
+                    self.done_owners.add(key)
+                    new.insert(0, small(_annotate_call(names)))
                 if key in self.chains:
                     self.done_chains.add(key)
                     new.append(small(f"{NAMESPACE}.__lazy_chain__()"))
@@ -309,11 +376,37 @@ def _make_applier(cst):
         # ------------------------------------------------------------ blocks
 
         def leave_IndentedBlock(self, original, updated):
-            body, _ = self.chain_compounds(original.body, updated.body)
+            body, origs = self.chain_compounds(original.body, updated.body)
+            body, _ = self.annotate_compounds(origs, body)
             return updated.with_changes(body=body)
+
+        def annotate_compounds(self, origs, body):
+            """3.14+: ``__lazy__.__lazy_annotate__(...)`` before the compound statement of
+            a class body or of the module that holds its first annotation (``if X: attr:
+            T``): on the blank line above it, or on a new line."""
+            if not self.annotate:
+                return body, origs
+            out, out_origs = [], []
+            for orig, new in zip(origs, body):
+                if orig is not None and not isinstance(orig, cst.SimpleStatementLine):
+                    key = self.start(orig)
+                    names = self.annotate.get(key)
+                    if names is not None:
+                        self.done_owners.add(key)
+                        leading = list(new.leading_lines)
+                        if leading and is_blank(leading[-1]):
+                            leading = leading[:-1]   # no line moves
+                        out.append(cst.SimpleStatementLine(
+                            body=[small(_annotate_call(names))], leading_lines=leading))
+                        out_origs.append(None)
+                        new = new.with_changes(leading_lines=())
+                out.append(new)
+                out_origs.append(orig)
+            return out, out_origs
 
         def leave_Module(self, original, updated):
             body, origs = self.chain_compounds(original.body, updated.body)
+            body, origs = self.annotate_compounds(origs, body)
             header_lines = list(updated.header)
             body = self.insert_header(body, origs, header_lines)
             return updated.with_changes(body=body, header=header_lines)

@@ -13,11 +13,11 @@ object into the module dict, and deletes itself from the class.
 
 The names the generated code calls (``__lazy_module__``, ``__lazy_import__``,
 ``__lazy_from__``, ``__lazy_chain__``, ``__lazy_star__``, ``__lazy_annotated__``,
-``__lazy_annotations__``) are the stable
+``__lazy_annotations__``, ``__lazy_annotate__``) are the stable
 interface of the cached bytecode: renaming one needs a cache-format bump.
 
 This module is on every user's start-up path: it imports nothing but
-``sys`` and ``builtins``.
+``sys`` and ``builtins`` (and, on 3.15, the built-in ``_types``).
 
 Its file name is deliberate: ``warnings`` and ``logging`` treat frames whose
 file name contains both "importlib" and "_bootstrap" as import machinery and
@@ -32,6 +32,12 @@ import sys
 from _thread import _local, get_ident
 
 _MISSING = object()
+
+if sys.version_info >= (3, 15):
+    # PEP 810: what a ``lazy import`` binds until first use (types.LazyImportType)
+    from _types import LazyImportType as _LazyImportType
+else:
+    _LazyImportType = None
 
 #: per thread: a failed package import is being repaired (see _replay_in_order)
 _replaying = _local()
@@ -506,6 +512,11 @@ class _ModuleState:
             return module
         # Never trigger the module's own __getattr__ (lazy_loader packages).
         value = getattr(module, "__dict__", {}).get(entry.attr, _MISSING)
+        if _LazyImportType is not None and type(value) is _LazyImportType:
+            # the module's own ``lazy import`` (3.15): getattr on the module makes
+            # it real when this name resolves; bound raw, a routed read would get
+            # the placeholder
+            return _MISSING
         return value
 
     # -- resolution ---------------------------------------------------------
@@ -937,6 +948,64 @@ def _annotations(state, ann, names):
     return wrapped
 
 
+# annotationlib.Format (3.14+): the formats that evaluate names for real
+_VALUE, _FORWARDREF = 1, 3
+
+
+class _Annotate:
+    """An ``__annotate__`` (PEP 649, 3.14+) that imports the lazy names its
+    annotations mention before they are evaluated for real.
+
+    The compiler's ``__annotate__`` evaluates the annotation expressions
+    against the module's globals, where a pending name is missing.  Called
+    with ``VALUE`` or ``FORWARDREF``, this one resolves its names first, then
+    hands over to the compiler's.  Anything else (``STRING``, and the
+    ``VALUE_WITH_FAKE_GLOBALS`` probe) goes to the compiler's function
+    untouched: it declines ``STRING``/``FORWARDREF`` with
+    ``NotImplementedError``, and ``annotationlib`` then runs the compiler's
+    code object itself with fake globals, which it reads from this object
+    (``__code__``, ``__globals__``, ``__closure__``, ...: every attribute is
+    the compiler's function's).  So the annotation expressions are never
+    rewritten, and a string or forward reference shows them as written.
+    """
+
+    __slots__ = ("_lazify_state", "_lazify_names", "_lazify_function", "_lazify_namespace")
+
+    def __init__(self, state, names, function, namespace=None):
+        self._lazify_state = state
+        self._lazify_names = names
+        #: the compiler's __annotate__, or None: a class body's, found in
+        #: ``namespace`` once the body has run
+        self._lazify_function = function
+        self._lazify_namespace = namespace
+
+    def _lazify_original(self):
+        function = self._lazify_function
+        if function is None:
+            # the class body stores the compiler's function last
+            function = self._lazify_namespace["__annotate_func__"]
+            self._lazify_function = function
+            self._lazify_namespace = None
+        return function
+
+    def __call__(self, format, /):
+        if format == _VALUE or format == _FORWARDREF:
+            state = self._lazify_state
+            namespace = state.namespace
+            for name in self._lazify_names:
+                if name in state.pending and name not in namespace:
+                    state.resolve(name)
+        return self._lazify_original()(format)
+
+    def __getattr__(self, name):
+        if name.startswith("_lazify_"):
+            raise AttributeError(name)
+        return getattr(self._lazify_original(), name)
+
+    def __repr__(self):
+        return f"<lazify annotate of {self._lazify_original()!r}>"
+
+
 # ---------------------------------------------------------------------------
 # The namespace object.
 
@@ -972,7 +1041,15 @@ class _Namespace:
         state = type(self).__lazify_state__
 
         def decorate(func):
+            namespace = state.namespace
+            if all(name in namespace for name in names):
+                return func
             try:
+                annotate = getattr(func, "__annotate__", None)
+                if annotate is not None:
+                    # 3.14+ (PEP 649): nothing is evaluated until read
+                    func.__annotate__ = _Annotate(state, names, annotate)
+                    return func
                 ann = func.__annotations__
                 wrapped = _annotations(state, ann, names)
                 if wrapped is not ann:
@@ -985,6 +1062,26 @@ class _Namespace:
     def __lazy_annotations__(self, ann, *names):
         """A class body's ``__annotations__``, before its first annotation."""
         return _annotations(type(self).__lazify_state__, ann, names)
+
+    def __lazy_annotate__(self, *names):
+        """3.14+ (PEP 649), before the statement of a class body or of the module
+        that holds its first annotation: give the class (module) an
+        ``__annotate__`` that imports ``names`` before evaluating, unless they
+        are all bound already."""
+        state = type(self).__lazify_state__
+        namespace = state.namespace
+        if all(name in namespace for name in names):
+            return
+        # the class body's namespace (what __prepare__ returned), or the module's
+        space = sys._getframe(1).f_locals
+        if space is namespace:
+            annotate = namespace.get("__annotate__")
+            if annotate is not None and not isinstance(annotate, _Annotate):
+                namespace["__annotate__"] = _Annotate(state, names, annotate)
+        else:
+            # A metaclass finds it first (annotationlib's
+            # get_annotate_from_class_namespace), and so does type.__annotate__.
+            space["__annotate__"] = _Annotate(state, names, None, space)
 
     def __lazy_chain__(self):
         type(self).__lazify_state__.chain(sys._getframe(1).f_lineno)

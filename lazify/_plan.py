@@ -40,9 +40,12 @@ class ImportedName:
     used_at_import: int | None
     #: lazy, and never read anywhere in the module
     unused: bool
-    #: lazy, and named in deferred annotations of functions or classes: it
-    #: is imported when one of those annotation dicts is read
+    #: lazy, and named in deferred annotations of functions, classes or (3.14+)
+    #: the module: it is imported when those annotations are read
     in_annotations: bool = False
+    #: a PEP 810 ``lazy import`` (3.15+): lazy because the source says so; the
+    #: interpreter defers it, the rewrite leaves the statement alone
+    explicit: bool = False
 
 
 @record
@@ -62,16 +65,24 @@ class ImportSite:
     #: is not kept: emitters find the statement by span
 
     @property
+    def explicit(self) -> bool:
+        """A PEP 810 ``lazy import`` statement, which the interpreter defers itself."""
+        return bool(self.names) and self.names[0].explicit
+
+    @property
     def statement(self) -> str:
         """The statement as written, normalised: ``from m import p``."""
         aliases = ", ".join(n.alias for n in self.names)
+        lazy = "lazy " if self.explicit else ""
         if self.kind == "import":
-            return f"import {aliases}"
-        return f"from {'.' * self.level}{self.from_module} import {aliases}"
+            return f"{lazy}import {aliases}"
+        return f"{lazy}from {'.' * self.level}{self.from_module} import {aliases}"
 
     @property
     def any_lazy(self) -> bool:
-        return any(n.lazy for n in self.names)
+        """Whether the rewrite registers some of its names (never for an explicit
+        ``lazy import``: it stays as written)."""
+        return not self.explicit and any(n.lazy for n in self.names)
 
 
 @record
@@ -87,19 +98,44 @@ class Reference:
 
 @record
 class AnnotationOwner:
-    """A function or class whose deferred annotations name lazy imports.
+    """A function, class or module whose deferred annotations name lazy imports.
 
-    The emitters give it an annotations dict that imports those names when
-    read (``typing.get_type_hints``, ``dataclasses``, ``inspect``), because
-    whoever reads it then evaluates the strings against the module's globals.
+    The emitters make its annotations import those names when they are read
+    (``typing.get_type_hints``, ``dataclasses``, ``inspect``,
+    ``annotationlib``): whoever reads them then evaluates them against the
+    module's globals, where a pending name is missing.
     """
 
     #: "def": ``span`` is the def statement, which gets an innermost
-    #: decorator; "class": ``span`` is the first annotated assignment
-    #: directly in its body, which gets a statement before it
+    #: decorator (its ``__annotations__`` dict, or on 3.14+ its
+    #: ``__annotate__`` function, imports on read);
+    #: "class": ``span`` is the first annotated assignment directly in its
+    #: body, which gets a statement before it that wraps the class's
+    #: ``__annotations__`` dict (``from __future__ import annotations``, or
+    #: before 3.14);
+    #: "annotate" (3.14+, PEP 649): ``span`` is the statement of the class
+    #: body, or the top-level statement of the module, that holds its first
+    #: annotation; a statement before it gives the class (module) an
+    #: ``__annotate__`` that imports on read, unless the names are bound by then
     kind: str
     span: Span
     #: the lazy names its annotations mention, sorted
+    names: tuple[str, ...]
+
+
+@record
+class TemplateString:
+    """A t-string (PEP 750, 3.14+) whose interpolations read lazy globals.
+
+    Routing such a read would change the interpolation's source text, which
+    the template keeps (``Interpolation.expression``): ``t"{json}"`` would say
+    ``__lazy__.json``.  So those reads stay as written, and the emitters
+    resolve the names first: ``(__lazy__.json, t"{json}")[-1]``.
+    """
+
+    #: the TemplateStr (the outermost, when t-strings nest in interpolations)
+    span: Span
+    #: the lazy names its interpolations read, sorted
     names: tuple[str, ...]
 
 
@@ -141,14 +177,20 @@ class Plan:
     #: while blocks.  The header passes them to the runtime, which lets such
     #: a read fall back to builtins or raise NameError, as a global read does.
     fallback_names: tuple[str, ...] = ()
-    #: functions and classes whose annotations import lazy names when read
+    #: functions, classes and (3.14+) the module, whose annotations import
+    #: lazy names when read
     annotation_owners: tuple[AnnotationOwner, ...] = ()
     #: module-level ``def __getattr__`` statements that get lazify's prologue
     getattr_prologues: tuple[GetattrPrologue, ...] = ()
+    #: 3.14+ template strings whose interpolations read lazy names
+    templates: tuple[TemplateString, ...] = ()
 
     @property
     def lazy_names(self) -> frozenset[str]:
-        return frozenset(n.name for s in self.imports for n in s.names if n.lazy)
+        """The names the rewrite registers (explicit ``lazy import`` names are
+        the interpreter's)."""
+        return frozenset(n.name for s in self.imports for n in s.names
+                         if n.lazy and not n.explicit)
 
 
 # --------------------------------------------------------------------------
@@ -164,15 +206,15 @@ _MODULE, _FUNCTION, _CLASS, _COMPREHENSION = range(4)
 _DYNAMIC_CALLS = frozenset({"globals", "vars", "locals", "dir", "eval", "exec"})
 _LAZIFY_NAMESPACE_FUNCS = frozenset({"is_lazy_import", "resolve_all"})
 _HARMLESS_GLOBALS_METHODS = frozenset({"update", "__setitem__"})
-_DEFERS_ALL_ANNOTATIONS = sys.version_info >= (3, 14)
-#: Annotation dicts that import on read need ``__annotations__`` to be the
-#: dict a function or class body fills; PEP 649 (3.14) computes it instead.
-_WRAPS_ANNOTATIONS = not _DEFERS_ALL_ANNOTATIONS
+#: PEP 649/749 (3.14+): annotations are evaluated when read, by an
+#: ``__annotate__`` function the compiler makes for each function, class and
+#: module, unless ``from __future__ import annotations`` keeps them strings
+_PEP649 = sys.version_info >= (3, 14)
 
 
 class _Scope:
     __slots__ = ("kind", "parent", "bound", "global_decl", "nonlocal_decl",
-                 "class_first_bind", "stmt_index", "direct", "at_import", "node")
+                 "class_first_bind", "stmt_index", "stmt", "direct", "at_import", "node")
 
     def __init__(self, kind, parent, at_import):
         self.kind = kind
@@ -184,6 +226,8 @@ class _Scope:
         self.class_first_bind = {}
         #: class scopes: index of the class-body statement being visited
         self.stmt_index = 0
+        #: class scopes: that statement
+        self.stmt = None
         #: class scopes: whether that statement binds unconditionally
         self.direct = False
         #: whether code in this scope runs when the module is imported
@@ -193,9 +237,9 @@ class _Scope:
 
 
 class _Load:
-    __slots__ = ("name", "node", "scope", "class_index", "at_import")
+    __slots__ = ("name", "node", "scope", "class_index", "at_import", "template")
 
-    def __init__(self, name, node, scope, class_index, at_import):
+    def __init__(self, name, node, scope, class_index, at_import, template=None):
         self.name = name
         self.node = node
         self.scope = scope
@@ -203,6 +247,8 @@ class _Load:
         #: runs while the module is imported (not in a function, not under
         #: ``if __name__ == "__main__":``)
         self.at_import = at_import
+        #: span of the t-string whose interpolation text holds it, or None
+        self.template = template
 
 
 class _Site:
@@ -248,7 +294,11 @@ class _Walker:
 
     def __init__(self, candidates: frozenset, future_annotations: bool):
         self.candidates = candidates
-        self.future_annotations = future_annotations or _DEFERS_ALL_ANNOTATIONS
+        #: annotations are not evaluated where they are written
+        self.deferred = future_annotations or _PEP649
+        #: they are evaluated by ``__annotate__`` functions (3.14+, no
+        #: ``from __future__ import annotations``)
+        self.pep649 = _PEP649 and not future_annotations
         self.module_scope = _Scope(_MODULE, None, True)
         self.scope = self.module_scope
         self.context = []            # stack of eager-making constructs
@@ -262,9 +312,12 @@ class _Walker:
         #: names in annotations no owner can wrap (module level, or a class
         #: body's nested block): they stay eager
         self.eager_annotation_names = set()
-        #: id(def or class node) -> [kind, span, names] for wrappable owners
+        #: id(def or class node), or "module" -> [kind, span, names] for
+        #: wrappable owners
         self.owners = {}
         self.owner = None            # the owner being visited, or None
+        self.top_stmt = None         # the top-level statement being visited
+        self.template = None         # span of the t-string whose interpolation text is visited
         self.in_annotation = False   # visiting an evaluated annotation
         self.docstring_sources = []
         self.chain_after = []
@@ -310,6 +363,8 @@ class _Walker:
             self.dispatch[ast.TryStar] = self.visit_Try
         if sys.version_info >= (3, 12):
             self.dispatch[ast.TypeAlias] = self.visit_TypeAlias
+        if sys.version_info >= (3, 14):
+            self.dispatch[ast.TemplateStr] = self.visit_TemplateStr
 
     # -- traversal ---------------------------------------------------------
 
@@ -346,7 +401,11 @@ class _Walker:
     def visit_module(self, tree: ast.Module):
         self._docstring(tree)
         self._exports(tree)
-        self.visit_body(tree.body)
+        self.module_stmt = None
+        for stmt in tree.body:
+            self.top_stmt = self.module_stmt = stmt
+            self.visit(stmt)
+        self.top_stmt = self.module_stmt = None
 
     def visit_block(self, node):
         """if/for/while/match: expressions, then bodies as statement lists."""
@@ -425,7 +484,7 @@ class _Walker:
             if name in self.candidates:
                 scope = self.scope
                 self.loads.append(_Load(name, node, scope, scope.stmt_index,
-                                        scope.at_import and not self.in_main))
+                                        scope.at_import and not self.in_main, self.template))
             return
         self.bind(name, node.lineno)
         if ctx is ast.Del and self.scope.kind == _CLASS:
@@ -492,11 +551,9 @@ class _Walker:
                     self.annotation(param.annotation)
         return [param.arg for param in params]
 
-    def annotation(self, node, *, evaluated=None):
+    def annotation(self, node):
         """An annotation: a load if evaluated now, else deferred names."""
-        if evaluated is None:
-            evaluated = not self.future_annotations
-        if evaluated:
+        if not self.deferred:
             outer, self.in_annotation = self.in_annotation, True
             self.visit(node)
             self.in_annotation = outer
@@ -530,22 +587,37 @@ class _Walker:
         params = getattr(node, "type_params", None)
         if not params:
             return
+        if _PEP649:
+            names = {param.name for param in params}
+            for param in params:
+                for field in ("bound", "default_value"):
+                    value = getattr(param, field, None)
+                    if value is not None:
+                        self._shown_as_written(value, names)
+            return
         scope = self._enter(_FUNCTION, False)
         scope.bound.update(param.name for param in params)
         for param in params:
             self.generic_visit(param)
         self.scope = scope.parent
 
+    def _shown_as_written(self, node, params):
+        """3.14+: a type alias's value or a type parameter's bound, constraints or
+        default.  annotationlib evaluates it with fake globals for its STRING and
+        FORWARDREF formats, where a routed read shows as ``__lazy__.x``, and no
+        function stands between it and the module's globals to import first: the
+        names it reads stay eager."""
+        for sub in walk(node):
+            if type(sub) is ast.Name and sub.id not in params:
+                self.eager_annotation_names.add(sub.id)
+
     def _own(self, key, kind, span):
         """Make the owner ``key`` current; return the previous one."""
         outer = self.owner
-        if _WRAPS_ANNOTATIONS:
-            owner = self.owners.get(key)
-            if owner is None:
-                owner = self.owners[key] = [kind, span, set()]
-            self.owner = owner
-        else:
-            self.owner = None
+        owner = self.owners.get(key)
+        if owner is None:
+            owner = self.owners[key] = [kind, span, set()]
+        self.owner = owner
         return outer
 
     def visit_FunctionDef(self, node):
@@ -595,6 +667,7 @@ class _Walker:
         self._docstring(node)
         for index, stmt in enumerate(node.body):
             scope.stmt_index = index
+            scope.stmt = stmt
             scope.direct = isinstance(stmt, _UNCONDITIONAL_BINDERS)
             self.visit(stmt)
             scope.direct = False
@@ -613,7 +686,8 @@ class _Walker:
                 self.visit(cond)
         if isinstance(node, ast.DictComp):
             self.visit(node.key)
-            self.visit(node.value)
+            if node.value is not None:      # None: ``{**d for d in ds}`` (3.15, PEP 798)
+                self.visit(node.value)
         else:
             self.visit(node.elt)
         self.scope = scope.parent
@@ -621,6 +695,9 @@ class _Walker:
     def visit_TypeAlias(self, node):
         self.visit(node.name)
         self._type_params(node)
+        if _PEP649:
+            self._shown_as_written(node.value, {param.name for param in node.type_params})
+            return
         scope = self._enter(_FUNCTION, False)
         for param in node.type_params:
             scope.bound.add(param.name)
@@ -637,7 +714,17 @@ class _Walker:
         if node.value is not None or not isinstance(node.target, ast.Name):
             self.visit(node.target)  # ``x: int`` alone binds nothing here
         scope = self.scope
-        if scope.kind == _CLASS and scope.direct:
+        if self.pep649:
+            if not node.simple:
+                # ``obj.attr: T``, ``(x): T``: 3.14 neither evaluates nor keeps it
+                return
+            # the class's or module's __annotate__ evaluates it, wherever
+            # in the body (an if block included) it is written
+            if scope.kind == _CLASS:
+                outer = self._own(id(scope.node), "annotate", _span(scope.stmt))
+            else:
+                outer = self._own("module", "annotate", _span(self.top_stmt))
+        elif scope.kind == _CLASS and scope.direct:
             # the first of these in a class body gets the statement that
             # makes its __annotations__ import on read
             outer = self._own(id(scope.node), "class", _span(node))
@@ -645,6 +732,20 @@ class _Walker:
             outer, self.owner = self.owner, None
         self.annotation(node.annotation)
         self.owner = outer
+
+    def visit_TemplateStr(self, node):
+        """``t"..."`` (3.14+): reads in an interpolation's expression are part of
+        its text (``Interpolation.expression``), so they are marked, not routed."""
+        outer = self.template
+        for value in node.values:
+            if type(value) is ast.Interpolation:
+                self.template = _span(node) if outer is None else outer
+                self.visit(value.value)
+                self.template = outer
+                if value.format_spec is not None:
+                    self.visit(value.format_spec)
+            else:
+                self.visit(value)
 
     # -- eager-making constructs --------------------------------------------
 
@@ -670,6 +771,9 @@ class _Walker:
         scope = self.scope
         site = _Site(node, self.context[0] if self.context else None,
                      scope.kind == _MODULE, self.blocks > 0)
+        # PEP 810's ``lazy import`` (3.15+) is another binding than a plain
+        # import of the same name
+        explicit = ("lazy",) if getattr(node, "is_lazy", 0) else ()
         for alias in node.names:
             if isinstance(node, ast.Import):
                 if alias.asname is None:
@@ -686,7 +790,7 @@ class _Walker:
                 signature = ("from", node.level, node.module, alias.name)
             if bound == NAMESPACE:
                 self.uses_reserved = True
-            site.bindings.append((bound, _alias_text(alias), signature))
+            site.bindings.append((bound, _alias_text(alias), explicit + signature))
             if scope.kind != _MODULE:
                 if bound in scope.global_decl:
                     # An import in a function that declares the name global
@@ -1039,41 +1143,53 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
     for site in walker.sites:
         node = site.node
         is_from = isinstance(node, ast.ImportFrom)
+        # PEP 810 (3.15+): the interpreter defers it whatever lazify would say
+        explicit = bool(getattr(node, "is_lazy", 0))
         names = []
         for bound, alias_text, signature in site.bindings:
             if is_from:
                 target = resolve_module("from", node.module or "", node.level, package)
             else:
                 target = alias_text.partition(" as ")[0]
-            reason = _reason(site, node, bound, target, is_from,
-                             excluded=excluded, walker=walker,
-                             multiply_bound=multiply_bound, is_package=is_package,
-                             package=package, doctest_names=doctest_names,
-                             class_shadow=class_shadow)
             unused = (bound not in global_loads and bound not in walker.annotation_names
                       and bound not in walker.exported)
-            if reason is None:
-                reason = _hazard(site, node, bound, target, is_from, unused, package,
-                                 is_package, walker, signatures, markers, extensions,
-                                 alias_text)
+            if explicit:
+                reason = None
+            else:
+                reason = _reason(site, node, bound, target, is_from,
+                                 excluded=excluded, walker=walker,
+                                 multiply_bound=multiply_bound, is_package=is_package,
+                                 package=package, doctest_names=doctest_names,
+                                 class_shadow=class_shadow)
+                if reason is None:
+                    reason = _hazard(site, node, bound, target, is_from, unused, package,
+                                     is_package, walker, signatures, markers, extensions,
+                                     alias_text)
             loads = global_loads.get(bound, ()) if reason is None else ()
             at_import = [ld.node.lineno for ld in loads if ld.at_import]
-            in_annotations = reason is None and bound in walker.annotation_names
+            mentioned = bound in walker.annotation_names
+            in_annotations = reason is None and not explicit and mentioned
             names.append(ImportedName(
                 name=bound, alias=alias_text, module=target, lazy=reason is None,
                 reason=reason, used_at_import=min(at_import) if at_import else None,
                 unused=reason is None and unused,
-                in_annotations=in_annotations))
-            if reason is None:
+                in_annotations=in_annotations, explicit=explicit))
+            if reason is None and not explicit:
                 lazy_names.add(bound)
         imports.append(ImportSite(
             span=_span(node), kind="from" if is_from else "import",
             from_module=(node.module or "") if is_from else "",
             level=node.level if is_from else 0, names=tuple(names)))
 
-    references = tuple(
-        Reference(name=ld.name, span=_span(ld.node), at_import=ld.at_import)
-        for name in sorted(lazy_names) for ld in global_loads.get(name, ()))
+    references = []
+    templates = {}
+    for name in sorted(lazy_names):
+        for ld in global_loads.get(name, ()):
+            if ld.template is None:
+                references.append(
+                    Reference(name=ld.name, span=_span(ld.node), at_import=ld.at_import))
+            else:
+                templates.setdefault(ld.template, set()).add(name)
     references = tuple(sorted(references, key=lambda ref: ref.span))
     unconditional = {bound for site in walker.sites if not site.in_block
                      for bound, _alias, _sig in site.bindings}
@@ -1097,7 +1213,9 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
         ) if rewrite else (),
         header_after_line=_header_after_line(tree),
         fallback_names=fallback_names if rewrite else (), rewrite=rewrite,
-        annotation_owners=tuple(sorted(owners, key=lambda owner: owner.span)))
+        annotation_owners=tuple(sorted(owners, key=lambda owner: owner.span)),
+        templates=tuple(TemplateString(span=span, names=tuple(sorted(names)))
+                        for span, names in sorted(templates.items())) if rewrite else ())
 
 
 _SHADOW = 2

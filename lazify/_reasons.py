@@ -60,9 +60,10 @@ _WORDS = {
         "sys._getframe().f_globals, ...)"
     ),
     Reason.DEFERRED_ANNOTATION: (
-        "used in a string typing evaluates later against the module namespace, where no "
-        "annotations dict can import it on read (a module-level annotation, one in a "
-        "class-body block, a forward reference such as Optional[\"X\"] or TypeVar(bound=\"X\"))"
+        "used where typing evaluates it later against the module namespace and nothing can "
+        "import it first (a string annotation at module level or in a class-body block, a "
+        "forward reference such as Optional[\"X\"] or TypeVar(bound=\"X\"); on 3.14+ a type "
+        "alias value or type-parameter bound, which annotationlib also shows as written)"
     ),
     Reason.DOCTEST: "used in a doctest example",
     Reason.CLASS_SHADOW: "a class body reads it before binding the same name",

@@ -67,3 +67,38 @@ def run_python(
             f"{args!r} exited {proc.returncode}\n--- stdout\n{proc.stdout}--- stderr\n{proc.stderr}"
         )
     return proc
+
+
+def expected_file(directory: str | os.PathLike[str], name: str) -> str:
+    """Path of the expectation file *name* in *directory* for the running Python.
+
+    Where a Python version changes what is expected (3.14 evaluates annotations when they
+    are read, PEP 649), the case holds ``STEM.X.Y.EXT`` beside ``STEM.EXT``: the one with
+    the highest ``X.Y`` not above the running version wins, else *name* itself.
+    """
+    stem, dot, ext = name.rpartition(".")
+    best, best_version = os.path.join(directory, name), (0, 0)
+    for entry in os.listdir(directory):
+        if not (entry.startswith(stem + ".") and entry.endswith(dot + ext)) or entry == name:
+            continue
+        middle = entry[len(stem) + 1 : len(entry) - len(dot + ext)]
+        parts = middle.split(".")
+        if len(parts) != 2 or not all(p.isdigit() for p in parts):
+            continue
+        version = (int(parts[0]), int(parts[1]))
+        if best_version < version <= sys.version_info[:2]:
+            best, best_version = os.path.join(directory, entry), version
+    return best
+
+
+def fixture_requires(directory: str | os.PathLike[str]) -> tuple[int, ...]:
+    """The Python version a fixture's input needs (``requires: 3.14`` in its ``module.txt``,
+    for syntax older versions cannot parse); (3, 10) when it says nothing."""
+    path = os.path.join(directory, "module.txt")
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() == "requires" and not line.startswith("#"):
+                    return tuple(int(part) for part in value.split("."))
+    return (3, 10)

@@ -1,14 +1,19 @@
 """Subprocess scenarios: imports used only in annotations are lazy, and whoever reads
-the annotations (``typing.get_type_hints``, ``dataclasses``, ``inspect``, a metaclass)
-finds them imported, exactly as in the eager program.
+the annotations (``annotationlib`` in every format, ``typing.get_type_hints``,
+``inspect``, ``dataclasses``, ``NamedTuple``/``TypedDict``, pydantic, a metaclass) finds
+them imported, exactly as in the eager program.
 
 Each scenario runs the same ``main.py`` plain and under ``python -m lazify run`` and
-compares what they print; the lazy run also reports when the annotation-only modules
-were imported.
+compares what they print; the lazy run also reports, on stderr, which of the
+annotation-only modules were imported after each step. Two shapes of module: with
+``from __future__ import annotations`` (strings; every version) and without it, where
+3.10-3.13 evaluate annotations where they are written and 3.14+ (PEP 649) when they are
+read.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 
 import pytest
@@ -16,13 +21,11 @@ import pytest
 from tests._util import run_python
 from tests.test_runtime import write_tree
 
-pytestmark = pytest.mark.skipif(
-    sys.version_info >= (3, 14), reason="PEP 649 annotations: names in annotations stay eager"
-)
+PEP649 = sys.version_info >= (3, 14)
 
 #: Modules the scenarios import only for annotations; none of them is imported by
-#: Python's start-up, lazify, typing, dataclasses or inspect.
-WATCHED = ("difflib", "pprint", "textwrap", "fractions", "shlex")
+#: Python's start-up, lazify, typing, dataclasses, inspect or annotationlib.
+WATCHED = ("difflib", "pprint", "textwrap", "fractions", "shlex", "calendar")
 
 SHAPES = {
     "shapes.py": """
@@ -70,6 +73,179 @@ SHAPES = {
         from fractions import Fraction as Later
     """,
 }
+
+
+def _shapes(future: bool) -> str:
+    """The shapes module, with or without ``from __future__ import annotations``."""
+    head = "from __future__ import annotations\n" if future else ""
+    body = """
+        import dataclasses
+        import typing
+        from dataclasses import InitVar
+        from typing import ClassVar, NamedTuple, TypedDict
+        from difflib import Differ
+        from pprint import PrettyPrinter
+        from textwrap import TextWrapper
+        from fractions import Fraction
+        import shlex
+        import calendar
+
+        default: Fraction = None
+
+
+        @dataclasses.dataclass
+        class Point:
+            x: Differ
+            seed: InitVar[calendar.Calendar] = None
+            count: ClassVar[int] = 0
+
+            def __post_init__(self, seed):
+                pass
+
+
+        @dataclasses.dataclass(slots=True, frozen=True)
+        class Slotted:
+            # slots=True makes a new class from the first one's namespace
+            d: Differ
+            k: ClassVar[calendar.Calendar] = None
+
+
+        class Plain:
+            a: PrettyPrinter
+            b: typing.Optional[shlex.shlex] = None
+            if True:
+                c: TextWrapper = None
+
+            def method(self, w: TextWrapper) -> PrettyPrinter:
+                return None
+
+
+        def func(w: TextWrapper, p: "PrettyPrinter" = None, *a: Differ, **k: "shlex.shlex") -> typing.List[Differ]:
+            return []
+
+
+        class Row(NamedTuple):
+            diff: Differ
+
+
+        class Options(TypedDict):
+            printer: PrettyPrinter
+    """
+    if future or PEP649:
+        # a name imported after the def that mentions it: fine when annotations are
+        # not evaluated where they are written
+        body += """
+
+        def late(x: Later) -> None:
+            pass
+
+        from fractions import Fraction as Later
+
+
+        # Missing is never defined: VALUE raises NameError, FORWARDREF falls back to
+        # annotationlib's fake globals (a ForwardRef for Missing, the real Differ)
+        def undefined(x: Missing, y: Differ) -> None:
+            pass
+
+
+        class Partial:
+            known: PrettyPrinter
+            unknown: Missing
+        """
+    import textwrap
+
+    return head + textwrap.dedent(body)
+
+
+#: Every reader this Python has, applied to OBJECTS; annotation-only modules reported on
+#: stderr after each step (STRING first: it must import nothing under PEP 649).
+READERS = """
+    import dataclasses, inspect, re, sys, typing
+    try:
+        import annotationlib
+    except ImportError:
+        annotationlib = None
+    import MODULE as shapes
+    shapes.__name__                 # main's own imports are lazy too
+
+    WATCHED = %r
+    def note(step):
+        print(step, sorted(m for m in WATCHED if m in sys.modules), file=sys.stderr)
+
+    def show(label, read):
+        try:
+            value = read()
+        except Exception as exc:
+            value = f"raised {type(exc).__name__}: {exc}"
+        print(label, "=", re.sub(" at 0x[0-9a-f]+", " at 0x...", str(value)))
+
+    OBJECTS = {
+        "module": shapes, "Point": shapes.Point, "Plain": shapes.Plain,
+        "method": shapes.Plain.method, "func": shapes.func, "Row": shapes.Row,
+        "Options": shapes.Options, "Point.__init__": shapes.Point.__init__,
+        "Slotted": shapes.Slotted, "Slotted.__init__": shapes.Slotted.__init__,
+    }
+    for name in ("late", "undefined", "Partial"):
+        if hasattr(shapes, name):
+            OBJECTS[name] = getattr(shapes, name)
+    note("imported")
+    if annotationlib is not None:
+        for fmt in ("STRING", "FORWARDREF", "VALUE"):
+            for name, obj in OBJECTS.items():
+                show(f"{name} annotationlib {fmt}", lambda: annotationlib.get_annotations(
+                    obj, format=getattr(annotationlib.Format, fmt)))
+            note(f"after {fmt}")
+    for name, obj in OBJECTS.items():
+        show(f"{name} inspect.get_annotations", lambda: inspect.get_annotations(obj))
+        show(f"{name} inspect.get_annotations eval_str",
+             lambda: inspect.get_annotations(obj, eval_str=True))
+        show(f"{name} get_type_hints", lambda: typing.get_type_hints(obj))
+        show(f"{name} get_type_hints extras", lambda: typing.get_type_hints(obj, include_extras=True))
+        show(f"{name} __annotations__", lambda: dict(obj.__annotations__))
+        if callable(obj) and not isinstance(obj, type):
+            show(f"{name} signature", lambda: inspect.signature(obj))
+            show(f"{name} signature eval_str", lambda: inspect.signature(obj, eval_str=True))
+    show("fields", lambda: [(f.name, f.type) for f in dataclasses.fields(shapes.Point)])
+    show("Point()", lambda: (shapes.Point(1), shapes.Point.count, inspect.signature(shapes.Point)))
+    show("Row", lambda: (shapes.Row._fields, shapes.Row(1)))
+    show("Options", lambda: (shapes.Options.__required_keys__, shapes.Options(printer=1)))
+    note("read")
+""" % (WATCHED,)
+
+
+@pytest.mark.parametrize("future", [True, False], ids=["future", "no_future"])
+def test_every_reader_sees_what_plain_python_sees(tmp_path, future):
+    module = "shapes_future" if future else "shapes_now"
+    files = {f"{module}.py": _shapes(future), "main.py": READERS.replace("MODULE", module)}
+    write_tree(tmp_path, files)
+    plain = run_python(["main.py"], cwd=tmp_path, check=True)
+    lazy = run_python(["-m", "lazify", "run", "main.py"], cwd=tmp_path, check=True)
+    assert lazy.stdout == plain.stdout
+    # (3.10's get_type_hints rejects InitVar: plain and lazy raise the same there.)
+    assert "__lazy__" not in lazy.stdout
+    if sys.version_info >= (3, 11):
+        assert all("Missing" in line for line in lazy.stdout.splitlines() if "raised" in line)
+    steps = {}
+    for line in lazy.stderr.splitlines():
+        step, _, loaded = line.rpartition(" [")
+        steps[step] = "[" + loaded
+    everything = repr(sorted(WATCHED))
+    if future:
+        # The dataclass, the NamedTuple and the TypedDict read their annotations while
+        # the module is imported; a module-level annotation (default: Fraction) and one
+        # in a block of a class body (if True: c: TextWrapper) keep their names eager.
+        assert steps["imported"] == "['calendar', 'difflib', 'fractions', 'pprint', 'textwrap']"
+    elif PEP649:
+        # The same, and the module's and Plain's __annotate__ import on read.
+        assert steps["imported"] == "['calendar', 'difflib', 'pprint']"
+        # STRING asks the compiler's __annotate__ for text: it imports nothing.
+        assert steps["after STRING"] == steps["imported"]
+    else:
+        # 3.10-3.13 evaluate annotations where they are written.
+        assert steps["imported"] == everything
+    if PEP649:
+        assert steps["after FORWARDREF"] == everything
+    assert steps["read"] == everything
 
 
 def _loaded(names=WATCHED):
@@ -281,3 +457,225 @@ def test_forward_reference_through_an_alias(tmp_path):
     plain, lazy = run_both(tmp_path, main, files)
     assert lazy == plain
     assert "difflib.Differ" in lazy
+
+
+@pytest.mark.parametrize("future", [True, False], ids=["future", "no_future"])
+def test_pydantic_models_are_the_same(tmp_path, future):
+    pytest.importorskip("pydantic")
+    head = "from __future__ import annotations\n" if future else ""
+    files = {
+        "models.py": head + """
+import typing
+import pydantic
+from decimal import Decimal
+from fractions import Fraction
+
+
+class Model(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(arbitrary_types_allowed=True)
+    price: Decimal
+    ratio: typing.Optional[Fraction] = None
+""",
+    }
+    main = """
+        import sys
+        import models
+        models.__name__
+        print([m for m in ("decimal", "fractions") if m in sys.modules], file=sys.stderr)
+        print(repr(models.Model(price="1.5")), models.Model.model_fields)
+        print(models.Model.model_json_schema())
+    """
+    write_tree(tmp_path, {**files, "main.py": main})
+    plain = run_python(["main.py"], cwd=tmp_path, check=True)
+    lazy = run_python(["-m", "lazify", "run", "main.py"], cwd=tmp_path, check=True)
+    assert lazy.stdout == plain.stdout
+    assert "Decimal('1.5')" in lazy.stdout
+    # pydantic reads the annotations while the class is created
+    assert lazy.stderr == "['decimal', 'fractions']\n"
+
+
+@pytest.mark.skipif(not PEP649, reason="PEP 649: metaclasses read __annotate__ from the namespace")
+def test_metaclass_calling_the_namespace_annotate(tmp_path):
+    """typing.NamedTuple's way on 3.14: the metaclass takes ``__annotate__`` from the class
+    namespace (annotationlib.get_annotate_from_class_namespace) and calls it."""
+    files = {
+        "models.py": """
+            import annotationlib
+            from difflib import Differ
+            from pprint import PrettyPrinter
+
+
+            class Meta(type):
+                def __new__(mcls, name, bases, ns):
+                    annotate = annotationlib.get_annotate_from_class_namespace(ns)
+                    ns["forward"] = annotationlib.call_annotate_function(
+                        annotate, annotationlib.Format.FORWARDREF)
+                    ns["string"] = annotationlib.call_annotate_function(
+                        annotate, annotationlib.Format.STRING)
+                    return super().__new__(mcls, name, bases, ns)
+
+
+            class Model(metaclass=Meta):
+                d: Differ
+                p: "PrettyPrinter"
+        """,
+    }
+    plain, lazy = run_both(tmp_path, "import models\nprint(models.Model.forward, models.Model.string)\n", files)
+    assert lazy == plain == "{'d': <class 'difflib.Differ'>, 'p': 'PrettyPrinter'} {'d': 'Differ', 'p': 'PrettyPrinter'}\n"
+
+
+@pytest.mark.parametrize("future", [True, False], ids=["future", "no_future"])
+def test_wraps_and_singledispatch(tmp_path, future):
+    head = "from __future__ import annotations\n" if future else ""
+    files = {
+        "funcs.py": head + """
+import functools
+from difflib import Differ
+from pprint import PrettyPrinter
+
+
+def original(p: PrettyPrinter) -> Differ:
+    return None
+
+
+@functools.wraps(original)
+def wrapper(*args, **kwargs):
+    return original(*args, **kwargs)
+
+
+@functools.singledispatch
+def describe(arg):
+    return "object"
+
+
+@describe.register
+def _(arg: int) -> str:
+    return "int"
+""",
+    }
+    main = """
+        import inspect, sys, typing
+        import funcs
+        funcs.__name__
+        print([m for m in ("difflib", "pprint") if m in sys.modules], file=sys.stderr)
+        print(inspect.signature(funcs.wrapper), typing.get_type_hints(funcs.wrapper))
+        print(funcs.describe(1), funcs.describe("x"))
+    """
+    write_tree(tmp_path, {**files, "main.py": main})
+    plain = run_python(["main.py"], cwd=tmp_path, check=True)
+    lazy = run_python(["-m", "lazify", "run", "main.py"], cwd=tmp_path, check=True)
+    assert lazy.stdout == plain.stdout
+    if future or PEP649:
+        assert lazy.stderr == "[]\n"
+
+
+@pytest.mark.skipif(not PEP649, reason="PEP 649: annotations evaluated when read")
+def test_module_level_annotations_import_on_read(tmp_path):
+    files = {
+        "mod.py": """
+            from difflib import Differ
+            from pprint import PrettyPrinter
+            default: Differ = None
+            if default is None:
+                other: PrettyPrinter
+        """,
+    }
+    main = f"""
+        import annotationlib, sys, typing
+        import mod
+        mod.__name__
+        print({_loaded()})
+        print(annotationlib.get_annotations(mod, format=annotationlib.Format.STRING))
+        print({_loaded()})
+        print(typing.get_type_hints(mod), mod.__annotations__)
+        print({_loaded()})
+    """
+    write_tree(tmp_path, {**files, "main.py": main})
+    plain = run_python(["main.py"], cwd=tmp_path, check=True).stdout.splitlines()
+    lazy = run_python(["-m", "lazify", "run", "main.py"], cwd=tmp_path, check=True).stdout.splitlines()
+    assert lazy[0] == lazy[2] == "[]"
+    assert lazy[1] == plain[1] == "{'default': 'Differ', 'other': 'PrettyPrinter'}"
+    assert lazy[3] == plain[3]
+    assert lazy[4] == "['difflib', 'pprint']"
+
+
+@pytest.mark.skipif(not PEP649, reason="PEP 649: annotations evaluated when read")
+def test_failed_annotation_import_raises_when_read_pep649(tmp_path):
+    files = {
+        "mod.py": """
+            from not_installed_anywhere import Thing
+
+            def f(t: Thing) -> None:
+                pass
+        """,
+        "main.py": """
+            import annotationlib, typing
+            import mod
+            print("imported", annotationlib.get_annotations(mod.f, format=annotationlib.Format.STRING))
+            for attempt in ("raised", "raised again"):
+                try:
+                    typing.get_type_hints(mod.f)
+                except ModuleNotFoundError as e:
+                    print(attempt, e.name, any("lazify" in n for n in getattr(e, "__notes__", ())))
+        """,
+    }
+    write_tree(tmp_path, files)
+    out = run_python(["-m", "lazify", "run", "main.py"], cwd=tmp_path, check=True).stdout
+    assert out == (
+        "imported {'t': 'Thing', 'return': 'None'}\n"
+        "raised not_installed_anywhere True\nraised again not_installed_anywhere True\n"
+    )
+
+
+@pytest.mark.skipif(not PEP649, reason="PEP 649: __annotate__ functions")
+def test_compiler_annotate_when_nothing_is_pending(tmp_path):
+    """When every name is bound by the time a function, class or the module is defined
+    (here: all already imported, so the lazy imports bind them at once), they keep the
+    compiler's own ``__annotate__``; lazily, they get lazify's."""
+    files = {"shapes_now.py": _shapes(False)}
+    main = """
+        import importlib, sys, types
+        if sys.argv[1:] == ["loaded"]:
+            for name in %r:
+                importlib.import_module(name)
+        import shapes_now as shapes
+        shapes.__name__
+        print(type(shapes.func.__annotate__) is types.FunctionType,
+              type(shapes.Plain.__annotate__) is types.FunctionType,
+              "__annotate__" in vars(shapes.Plain),
+              type(vars(shapes)["__annotate__"]) is types.FunctionType)
+    """ % (WATCHED,)
+    write_tree(tmp_path, {**files, "main.py": main})
+    loaded = run_python(["-m", "lazify", "run", "main.py", "loaded"], cwd=tmp_path, check=True).stdout
+    assert loaded == "True True False True\n"
+    lazy = run_python(["-m", "lazify", "run", "main.py"], cwd=tmp_path, check=True).stdout
+    assert lazy == "False False True False\n"
+
+
+@pytest.mark.skipif(not PEP649, reason="3.14+: annotationlib evaluates type aliases and bounds")
+def test_type_alias_values_and_bounds_read_as_written(tmp_path):
+    """Their names stay eager on 3.14+ (deferred-annotation): nothing could import them
+    first, and a routed read would show as ``__lazy__.json`` in STRING format."""
+    files = {
+        "ta.py": """
+            import json
+            type Alias = json.JSONDecoder
+            def f[T: json.JSONEncoder](x: T) -> T:
+                return x
+        """,
+    }
+    main = """
+        import annotationlib as a
+        import ta
+        T = ta.f.__type_params__[0]
+        for fmt in (a.Format.STRING, a.Format.FORWARDREF, a.Format.VALUE):
+            print(a.call_evaluate_function(ta.Alias.evaluate_value, fmt),
+                  a.call_evaluate_function(T.evaluate_bound, fmt))
+    """
+    plain, lazy = run_both(tmp_path, main, files)
+    assert lazy == plain
+    assert lazy.splitlines()[0] == "json.JSONDecoder json.JSONEncoder"
+    write_tree(tmp_path, files)
+    out = run_python(["-m", "lazify", "check", "ta.py"], cwd=tmp_path, check=True).stdout
+    line = next(line for line in out.splitlines() if "import json" in line)
+    assert "eager" in line and "type alias value" in line

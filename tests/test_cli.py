@@ -112,7 +112,7 @@ def test_check_json_shape(tmp_path, capsys):
     assert entry["error"] is None
     keys = {
         "line", "col", "statement", "name", "module", "verdict", "reason",
-        "used_at_import", "unused", "in_annotations",
+        "used_at_import", "unused", "in_annotations", "explicit",
     }
     for imp in entry["imports"]:
         assert set(imp) == keys
@@ -128,6 +128,7 @@ def test_check_json_shape(tmp_path, capsys):
         "used_at_import": None,
         "unused": False,
         "in_annotations": False,
+        "explicit": False,
     }
     assert imports["readline"]["verdict"] == "eager"
     assert imports["readline"]["reason"] == "try"

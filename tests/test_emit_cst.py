@@ -1,8 +1,11 @@
 """The libcst emitter: byte-exact fixture pairs, and the same program as the AST emitter.
 
 Fixtures live in ``tests/fixtures/rewrite/<case>/``: ``input.py`` and
-``expected_rewrite.py``, compared byte for byte (encoding, newlines and all). Set
-``LAZIFY_UPDATE_FIXTURES=1`` to (re)write the expected files, then review the diff.
+``expected_rewrite.py``, compared byte for byte (encoding, newlines and all), or
+``expected_rewrite.3.14.py`` where Python 3.14 and later rewrite differently (PEP 649;
+``tests._util.expected_file``). A ``module.txt`` saying ``requires: 3.14`` skips a case
+whose input older Pythons cannot parse. Set ``LAZIFY_UPDATE_FIXTURES=1`` to (re)write the
+expected file the running Python reads, then review the diff.
 """
 
 from __future__ import annotations
@@ -20,10 +23,27 @@ import pytest
 from lazify._emit_ast import emit
 from lazify._emit_cst import HEADER, EmitError, emit_cst
 from lazify._plan import ImportedName, ImportSite, Plan, Reference, plan_module
+from tests._util import expected_file, fixture_requires
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "fixtures", "rewrite")
-CASES = sorted(d for d in os.listdir(FIXTURES) if os.path.isfile(os.path.join(FIXTURES, d, "input.py")))
+
+
+def _cases():
+    cases = []
+    for name in sorted(os.listdir(FIXTURES)):
+        directory = os.path.join(FIXTURES, name)
+        if not os.path.isfile(os.path.join(directory, "input.py")):
+            continue
+        requires = fixture_requires(directory)
+        marks = []
+        if sys.version_info < requires:
+            marks.append(pytest.mark.skip(reason=f"input needs Python {'.'.join(map(str, requires))} syntax"))
+        cases.append(pytest.param(name, marks=marks, id=name))
+    return cases
+
+
+CASES = _cases()
 
 #: Module name every fixture is planned as (relative imports resolve against "pkg").
 MODULE = "pkg.mod"
@@ -58,11 +78,12 @@ def test_fixture_byte_exact(case):
     data = _read(case, "input.py")
     got = emit_cst(data, _plan(data))
     assert isinstance(got, bytes)
-    expected_path = os.path.join(FIXTURES, case, "expected_rewrite.py")
+    expected_path = expected_file(os.path.join(FIXTURES, case), "expected_rewrite.py")
     if os.environ.get("LAZIFY_UPDATE_FIXTURES"):
         with open(expected_path, "wb") as f:
             f.write(got)
-    assert got == _read(case, "expected_rewrite.py")
+    with open(expected_path, "rb") as f:
+        assert got == f.read()
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -95,8 +116,27 @@ def test_fixture_str_input_gives_str(case):
     got = emit_cst(text, _plan(data))
     assert isinstance(got, str)
     # newline="" in spirit: the text is compared as it is, \r\n included.
-    expected = _read(case, "expected_rewrite.py").decode("latin-1" if case == "latin1_cookie" else "utf-8")
+    with open(expected_file(os.path.join(FIXTURES, case), "expected_rewrite.py"), "rb") as f:
+        expected = f.read().decode("latin-1" if case == "latin1_cookie" else "utf-8")
     assert got == expected
+
+
+@pytest.mark.skipif(sys.version_info < (3, 14), reason="t-strings are 3.14+")
+def test_source_libcst_cannot_parse_is_reported_not_miswritten():
+    """libcst 1.9.0 (the newest release) fails on implicitly concatenated t-strings, which
+    3.14 accepts: emit_cst says so (CannotParse, naming libcst); should a later libcst
+    parse them, it must give the AST emitter's program."""
+    from lazify._emit_cst import CannotParse
+
+    data = b'import json\nx = t"{json}" t" and more"\n'
+    try:
+        got = emit_cst(data, _plan(data))
+    except CannotParse as e:
+        assert "libcst" in str(e)
+    else:
+        tree = compile(data, "input.py", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        expected = ast.dump(emit(tree, plan_module(tree, module=MODULE)))
+        assert ast.dump(ast.parse(got)) == expected
 
 
 def test_no_rewrite_returns_the_source_object():

@@ -9,6 +9,8 @@ Each case is a directory under ``tests/fixtures/plan/``:
   ``requires: 3.12`` (skip on older Pythons, for syntax they cannot parse);
 - ``expected_plan.txt``: what :func:`render` prints for the plan, reviewed by hand
   against DESIGN.md's eligibility rules, not just copied from the planner;
+  ``expected_plan.3.14.txt`` beside it, where Python 3.14 and later plan differently
+  (PEP 649: annotations are evaluated when read; see ``tests._util.expected_file``);
 - ``xfail.txt`` (optional): the planner bug that makes the case fail; the test is then
   ``xfail(strict=True)``, so fixing the bug makes it fail until the file is removed.
 
@@ -16,15 +18,21 @@ Each case is a directory under ``tests/fixtures/plan/``:
 
     LINE NAME lazy|eager REASON-or-- used_at_import=N|- unused=yes|no
 
-(``*`` is the name of a star import), a line ``module LINE NAME MODULE`` for every
+(``*`` is the name of a star import; REASON is ``explicit`` for the names of a PEP 810
+``lazy import``, 3.15+), a line ``module LINE NAME MODULE`` for every
 name of a relative import (the resolved module), and a line ``ref NAME LINE:COL`` for
 every reference the rewrite routes (``Plan.references``, in source order), and, when
 there are any, a line ``fallback NAME...`` (``Plan.fallback_names``: lazy names a read
-may find unregistered). Lines starting with ``#`` are comments and ignored.
+may find unregistered), a line ``annotated KIND LINE:COL NAME...`` per annotation owner
+and a line ``template LINE:COL NAME...`` per t-string whose interpolations read lazy
+names (3.14+). Lines starting with ``#`` are comments and ignored.
 
 To (re)generate a file from the planner, then review it line by line::
 
     PYTHONPATH=. python tests/test_plan.py CASE...
+
+(it writes the file the running Python reads; ``--this-version`` writes
+``expected_plan.X.Y.txt`` for the running X.Y instead).
 """
 
 from __future__ import annotations
@@ -36,6 +44,7 @@ import sys
 import pytest
 
 from lazify._plan import plan_module
+from tests._util import expected_file
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "plan")
 
@@ -98,6 +107,8 @@ def render(plan) -> str:
         for n in site.names:
             verdict = "lazy" if n.lazy else "eager"
             reason = "--" if n.reason is None else n.reason.value
+            if n.explicit:
+                reason = "explicit"
             used = "-" if n.used_at_import is None else n.used_at_import
             unused = "yes" if n.unused else "no"
             lines.append(f"{line} {n.name} {verdict} {reason} used_at_import={used} unused={unused}")
@@ -109,11 +120,13 @@ def render(plan) -> str:
         lines.append("fallback " + " ".join(plan.fallback_names))
     for owner in plan.annotation_owners:
         lines.append(f"annotated {owner.kind} {owner.span[0]}:{owner.span[1]} {' '.join(owner.names)}")
+    for template in plan.templates:
+        lines.append(f"template {template.span[0]}:{template.span[1]} {' '.join(template.names)}")
     return "\n".join(lines) + "\n"
 
 
 def read_expected(case: str) -> str:
-    with open(os.path.join(FIXTURES, case, "expected_plan.txt"), encoding="utf-8") as f:
+    with open(expected_file(os.path.join(FIXTURES, case), "expected_plan.txt"), encoding="utf-8") as f:
         lines = [line.rstrip() for line in f if line.strip() and not line.startswith("#")]
     return "\n".join(lines) + "\n"
 
@@ -224,13 +237,21 @@ def test_rewrite_flag(source: str, is_package: bool, rewrite: bool) -> None:
 
 
 if __name__ == "__main__":
-    # Regenerate: python tests/test_plan.py CASE...  (review every line afterwards).
+    # Regenerate: python tests/test_plan.py [--this-version] CASE...  (review every line
+    # afterwards).
+    this_version = "--this-version" in sys.argv
     for name in sys.argv[1:]:
+        if name == "--this-version":
+            continue
         name = os.path.basename(os.path.normpath(name))
         text = render(plan_case(name))
-        with open(os.path.join(FIXTURES, name, "expected_plan.txt"), "w", encoding="utf-8") as f:
+        directory = os.path.join(FIXTURES, name)
+        path = expected_file(directory, "expected_plan.txt")
+        if this_version:
+            path = os.path.join(directory, "expected_plan.%d.%d.txt" % sys.version_info[:2])
+        with open(path, "w", encoding="utf-8") as f:
             f.write(text)
-        print(f"--- {name}\n{text}", end="")
+        print(f"--- {name} -> {os.path.relpath(path, FIXTURES)}\n{text}", end="")
 
 
 def test_strings_the_planner_parses_never_warn() -> None:

@@ -22,8 +22,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-#: Outcomes of one comparison.
+#: Outcomes of one comparison ("unparsed": libcst cannot parse source this Python accepts).
 SAME, UNCHANGED, SKIPPED, MISMATCH, ERROR = "same", "unchanged", "skipped", "mismatch", "error"
+UNPARSED = "unparsed"
 
 
 def default_roots() -> list[tuple[str, tuple[str, ...]]]:
@@ -68,7 +69,7 @@ def compare_source(data: bytes, path: str, module: str = "", is_package: bool = 
 
 def _compare_source(data: bytes, path: str, module: str, is_package: bool):
     from lazify._emit_ast import emit
-    from lazify._emit_cst import emit_cst
+    from lazify._emit_cst import CannotParse, emit_cst
     from lazify._plan import plan_module
 
     try:
@@ -83,7 +84,9 @@ def _compare_source(data: bytes, path: str, module: str, is_package: bool):
         expected = ast.dump(emit(tree, plan))
         out = emit_cst(data, plan)
         got = ast.dump(compile(out, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True))
-    except Exception as e:  # a bug in one of the emitters (or libcst cannot parse it)
+    except CannotParse as e:
+        return UNPARSED, str(e)
+    except Exception as e:  # a bug in one of the emitters
         return ERROR, f"{type(e).__name__}: {e}"
     if got != expected:
         return MISMATCH, _first_difference(expected, got)
@@ -124,7 +127,7 @@ def main(argv=None) -> int:
         if args.only:
             roots = roots[:1] if args.only == "stdlib" else roots[1:]
         items = [(f, top) for top, exclude in roots for f in iter_files(top, exclude)]
-    counts = dict.fromkeys((SAME, UNCHANGED, SKIPPED, MISMATCH, ERROR), 0)
+    counts = dict.fromkeys((SAME, UNCHANGED, SKIPPED, UNPARSED, MISMATCH, ERROR), 0)
     failures = []
     start = time.perf_counter()
     if args.jobs > 1:
@@ -145,7 +148,8 @@ def main(argv=None) -> int:
     print(
         f"python {sys.version.split()[0]}: {len(items)} files, {compared} compared "
         f"({counts[SAME]} rewritten and equal, {counts[UNCHANGED]} with nothing to rewrite), "
-        f"{counts[SKIPPED]} skipped (compile() rejects them), {counts[MISMATCH]} mismatched, "
+        f"{counts[SKIPPED]} skipped (compile() rejects them), {counts[UNPARSED]} libcst cannot "
+        f"parse, {counts[MISMATCH]} mismatched, "
         f"{counts[ERROR]} errors, {time.perf_counter() - start:.1f} s"
     )
     return 1 if counts[MISMATCH] or counts[ERROR] else 0
