@@ -23,7 +23,7 @@ from importlib import _bootstrap_external
 #: would be an import cycle).  Part of the cache tag.
 VERSION = "0.1.0"
 #: Bumped whenever the generated code calls a renamed/changed runtime helper.
-CACHE_FORMAT = 3
+CACHE_FORMAT = 5
 
 MAGIC_NUMBER = _bootstrap_external.MAGIC_NUMBER
 _RAW_MAGIC = int.from_bytes(MAGIC_NUMBER, "little")

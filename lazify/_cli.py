@@ -17,18 +17,42 @@ from typing import Sequence
 #: directories, such as ``.git`` and ``.tox``, are skipped too).
 SKIP_DIRS = frozenset({".git", "__pycache__", ".venv", "venv", "build", "dist", "node_modules"})
 
-UNUSED_WARNING = (
-    "unused: its import-time side effects will not happen; keep it eager with "
-    "`with lazify.eager_imports():` or `excluding`"
-)
+#: Tags on lazy rows of the text report, and what each means (the legend after the
+#: summary lists those that occur).  Neither the tags nor the reasons of eager rows
+#: contain the words of the verdict column, so ``grep -w eager`` lists the eager rows
+#: and ``grep -w lazy`` the lazy ones.
+TAGS = {
+    "used at import": (
+        "used at import (line N)",
+        "the module reads the name while it is being imported (a base class, a decorator, "
+        "a module-level call): deferring it gains nothing",
+    ),
+    "unused": (
+        "unused",
+        "the module never reads the name: what importing it does (a registry, import "
+        "readline) will not happen; to keep that, import it in a "
+        "`with lazify.eager_imports():` block or list the module in `excluding`",
+    ),
+    "in annotations": (
+        "in annotations",
+        "imported when the annotations that name it are read (a function's, a class's, "
+        "and on 3.14+ the module's)",
+    ),
+    "explicit": (
+        "explicit",
+        "a PEP 810 import written with its keyword (3.15+): the interpreter defers it, "
+        "and the rewrite leaves it as written",
+    ),
+    "resolved by": (
+        "resolved by F() (line N)",
+        "F reads the module's own namespace (globals(), eval, exec, f_globals): a call "
+        "imports the module's pending names first, as PEP 690 completes the dict "
+        "(globals()[name] and globals().get(name) import that name alone)",
+    ),
+}
 
-
-ANNOTATIONS_NOTE = (
-    "in annotations: imported when the annotations naming it are read (a function's, "
-    "a class's, and on 3.14+ the module's)"
-)
-
-EXPLICIT_NOTE = "explicit: a PEP 810 `lazy import`, deferred by the interpreter (left as written)"
+#: How many functions a ``resolved by`` tag names before ``and N more``.
+RESOLVED_BY_SHOWN = 3
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -277,6 +301,10 @@ def _json_report(results: list[dict]) -> dict:
                 "unused": bool(n.unused),
                 "in_annotations": bool(getattr(n, "in_annotations", False)),
                 "explicit": bool(getattr(n, "explicit", False)),
+                "resolved_by": [
+                    {"function": function, "line": line}
+                    for function, line in getattr(n, "resolved_by", ())
+                ],
             }
             for site, n in _rows(r)
         ]
@@ -294,7 +322,7 @@ def _reason_words(reason) -> str:
 
 def _summary(results: list[dict]) -> dict:
     by_reason: dict[str, int] = {}
-    imports = lazy = used_at_import = unused = 0
+    imports = lazy = used_at_import = unused = in_annotations = resolved_by = explicit = 0
     for r in results:
         for _site, n in _rows(r):
             imports += 1
@@ -302,6 +330,9 @@ def _summary(results: list[dict]) -> dict:
                 lazy += 1
                 used_at_import += n.used_at_import is not None
                 unused += bool(n.unused)
+                in_annotations += bool(getattr(n, "in_annotations", False))
+                resolved_by += bool(getattr(n, "resolved_by", ()))
+                explicit += bool(getattr(n, "explicit", False))
             else:
                 code = _reason_code(n.reason) if n.reason is not None else "unknown"
                 by_reason[code] = by_reason.get(code, 0) + 1
@@ -314,28 +345,43 @@ def _summary(results: list[dict]) -> dict:
         "eager_by_reason": dict(sorted(by_reason.items(), key=lambda kv: (-kv[1], kv[0]))),
         "lazy_used_at_import": used_at_import,
         "lazy_unused": unused,
+        "lazy_in_annotations": in_annotations,
+        "lazy_resolved_by": resolved_by,
+        "lazy_explicit": explicit,
     }
 
 
+def _tags(n) -> list[tuple[str, str]]:
+    """``(tag key, tag text)`` for the notes on a lazy name."""
+    tags = []
+    if getattr(n, "explicit", False):
+        tags.append(("explicit", "explicit"))
+    if n.used_at_import is not None:
+        tags.append(("used at import", f"used at import (line {n.used_at_import})"))
+    if n.unused:
+        tags.append(("unused", "unused"))
+    if getattr(n, "in_annotations", False):
+        tags.append(("in annotations", "in annotations"))
+    readers = getattr(n, "resolved_by", ())
+    if readers:
+        shown = ", ".join(f"{function}() (line {line})"
+                          for function, line in readers[:RESOLVED_BY_SHOWN])
+        more = len(readers) - RESOLVED_BY_SHOWN
+        tags.append(("resolved by", f"resolved by {shown}" + (f" and {more} more" if more > 0 else "")))
+    return tags
+
+
 def _verdict_words(n) -> tuple[str, str]:
-    """``("lazy", notes)`` or ``("eager", reason in words)`` for one imported name."""
+    """``("lazy", tags)`` or ``("eager", reason in words)`` for one imported name."""
     if not n.lazy:
         return "eager", _reason_words(n.reason) if n.reason is not None else ""
-    notes = []
-    explicit = getattr(n, "explicit", False)
-    if explicit:
-        notes.append(EXPLICIT_NOTE)
-    if n.used_at_import is not None:
-        notes.append(f"used at import time (line {n.used_at_import})")
-    if n.unused:
-        # the user asked for this one to be lazy: no advice
-        notes.append("unused" if explicit else UNUSED_WARNING)
-    if getattr(n, "in_annotations", False):
-        notes.append(ANNOTATIONS_NOTE)
-    return "lazy", "; ".join(notes)
+    return "lazy", "; ".join(text for _key, text in _tags(n))
 
 
 def _print_text_report(results: list[dict], out) -> None:
+    """One row per import statement (per name where its names differ), then the summary
+    and a legend of the tags that occur.  The verdict column is the only place the
+    words "lazy" and "eager" appear: the summary names them capitalised."""
     for r in results:
         if r["error"] is not None:
             out.write(f"{r['path']}: error: {r['error']}\n\n")
@@ -361,19 +407,30 @@ def _print_text_report(results: list[dict], out) -> None:
     s = _summary(results)
     out.write(f"{s['files']} file{'s' if s['files'] != 1 else ''}, ")
     out.write(f"{s['imports']} import{'s' if s['imports'] != 1 else ''}: ")
-    out.write(f"{s['lazy']} lazy, {s['eager']} eager\n")
+    out.write(f"Lazy {s['lazy']}, Eager {s['eager']}\n")
     if s["eager_by_reason"]:
         reasons = ", ".join(f"{code} {count}" for code, count in s["eager_by_reason"].items())
-        out.write(f"eager by reason: {reasons}\n")
-    if s["lazy_used_at_import"] or s["lazy_unused"]:
-        out.write(
-            f"lazy but used at import time: {s['lazy_used_at_import']}; "
-            f"lazy and unused: {s['lazy_unused']}\n"
-        )
+        out.write(f"Eager by reason: {reasons}\n")
+    counts = {
+        "explicit": s["lazy_explicit"],
+        "used at import": s["lazy_used_at_import"],
+        "unused": s["lazy_unused"],
+        "in annotations": s["lazy_in_annotations"],
+        "resolved by": s["lazy_resolved_by"],
+    }
+    tagged = [(key, count) for key, count in counts.items() if count]
+    if tagged:
+        out.write("Lazy with tags: " + ", ".join(f"{key} {count}" for key, count in tagged) + "\n")
     failed = [r["path"] for r in results if r["error"] is not None]
-    out.write(f"files that failed: {len(failed)}\n")
+    out.write(f"Files that failed: {len(failed)}\n")
     for path in failed:
         out.write(f"  {path}\n")
+    if tagged:
+        out.write("\nTags:\n")
+        width = max(len(TAGS[key][0]) for key, _count in tagged)
+        for key, _count in tagged:
+            tag, meaning = TAGS[key]
+            out.write(f"  {tag:<{width}}  {meaning}\n")
 
 
 # ------------------------------------------------------------------- rewrite / diff

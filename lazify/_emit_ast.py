@@ -11,7 +11,8 @@ from __future__ import annotations
 import ast
 from _bisect import bisect_left
 
-from ._plan import NAMESPACE, Plan, deep_recursion, extension_submodules, plan_module, walk
+from ._plan import (NAMESPACE, NAMESPACE_METHODS, Plan, deep_recursion, extension_submodules,
+                    plan_module, walk)
 
 _POSITIONED = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
@@ -87,6 +88,29 @@ def getattr_prologue(param, span):
     return _located(test, span)
 
 
+def namespace_read(node, read):
+    """The expression that stands for ``node``, a read of the module's namespace
+    in a function (``Plan.namespace_reads``): see :class:`lazify._plan.NamespaceRead`."""
+    method = ast.Attribute(value=ast.Name(id=NAMESPACE, ctx=ast.Load()),
+                           attr=NAMESPACE_METHODS[read.kind], ctx=ast.Load())
+    if read.kind == "frame":
+        new = ast.Call(func=method, args=[node.value], keywords=[])
+    elif read.kind == "eval":
+        args = node.args
+        local = args[2] if len(args) == 3 else ast.Call(
+            func=ast.Name(id="locals", ctx=ast.Load()), args=[], keywords=[])
+        node.args = [args[0], ast.Call(func=method, args=[], keywords=[]), local]
+        new = node
+    else:
+        new = ast.Call(func=method, args=[], keywords=[])
+    span = read.span
+    if span[0] != span[2]:
+        # zero-width at its start: a multi-line span would make the compiler
+        # derive positions without columns for the generated attribute load
+        span = (span[0], span[1], span[0], span[1])
+    return _located(new, span)
+
+
 def header_statements(span, fallback_names=()):
     """``from lazify._importlib_bootstrap import __lazy_module__ as __lazy__`` and
     ``__lazy__ = __lazy__(globals(), *fallback_names)``."""
@@ -156,9 +180,11 @@ class _Emitter:
         self.annotate = {o.span: o.names for o in plan.annotation_owners if o.kind == "annotate"}
         self.templates = {t.span: t.names for t in plan.templates}
         self.prologues = {p.span: p.param for p in plan.getattr_prologues}
+        self.reads = {r.span: r for r in plan.namespace_reads}
         lines = {span[0] for span in self.sites}
         lines.update(span[0] for span in self.annotate)
         lines.update(span[0] for span in self.templates)
+        lines.update(span[0] for span in self.reads)
         lines.update(line for line, _col in self.refs)
         lines.update(span[0] for span in self.chain)
         lines.update(span[0] for span in self.decorate)
@@ -246,6 +272,11 @@ class _Emitter:
                 names = self.templates.get(span)
                 if names is not None:
                     return template_resolved(node, names, span)
+            if self.reads and type(node) in (ast.Call, ast.Attribute):
+                read = self.reads.get(
+                    (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset))
+                if read is not None and (type(node) is ast.Attribute) == (read.kind == "frame"):
+                    return namespace_read(node, read)
         return node
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from ._plan import NAMESPACE, Plan
+from ._plan import NAMESPACE, NAMESPACE_METHODS, Plan
 
 #: The two header statements, on one line (contract item 1), without fallback names.
 HEADER = (
@@ -150,6 +150,8 @@ def _make_applier(cst):
             self.concat_starts: set = set()
             self.prologues = {(p.span[0], p.span[1]): p.param for p in plan.getattr_prologues}
             self.done_prologues: set = set()
+            self.reads = {(r.span[0], r.span[1]): r for r in getattr(plan, "namespace_reads", ())}
+            self.done_reads: set = set()
             self.done_owners: set = set()
             self.done_refs: set = set()
             self.done_sites: set = set()
@@ -185,6 +187,9 @@ def _make_applier(cst):
             ]
             missing += [f"t-string at {k}" for k in set(self.templates) - self.done_templates]
             missing += [f"def __getattr__ at {k}" for k in set(self.prologues) - self.done_prologues]
+            missing += [
+                f"namespace read {r.kind!r} at {k}" for k, r in self.reads.items() if k not in self.done_reads
+            ]
             if not self.header_done:
                 missing.append(f"header after line {self.plan.header_after_line}")
             if missing:
@@ -209,6 +214,57 @@ def _make_applier(cst):
                 lpar=updated.lpar,
                 rpar=updated.rpar,
             )
+
+        # ------------------------------------------------------------ namespace reads
+
+        def read_at(self, original, kind_ok):
+            """The namespace read planned for ``original``, or None."""
+            if not self.reads:
+                return None
+            key = self.start(original)
+            read = self.reads.get(key)
+            if read is None or not kind_ok(read.kind):
+                return None
+            self.done_reads.add(key)
+            if self.fstring_routes:
+                self.fstring_routes[-1] += 1
+            return read
+
+        def leave_Call(self, original, updated):
+            func = original.func
+            if not isinstance(func, cst.Name) or func.value not in ("globals", "eval", "exec"):
+                return updated
+            read = self.read_at(
+                original, (lambda kind: kind == "eval") if func.value != "globals"
+                else (lambda kind: kind not in ("eval", "frame")))
+            if read is None:
+                return updated
+            method = f"{NAMESPACE}.{NAMESPACE_METHODS[read.kind]}()"
+            if read.kind != "eval":
+                return cst.parse_expression(method).with_changes(lpar=updated.lpar, rpar=updated.rpar)
+            # eval(src[, None[, loc]]) -> eval(src, __lazy__.__lazy_globals__(), loc or locals())
+            args = list(updated.args)
+            if len(args) >= 2:
+                args[1] = args[1].with_changes(value=cst.parse_expression(method))
+            else:
+                comma = args[0].comma
+                if isinstance(comma, cst.Comma) and _code(cst, comma.whitespace_after) == "":
+                    # eval(src,): a space after the comma that now separates arguments
+                    args[0] = args[0].with_changes(
+                        comma=comma.with_changes(whitespace_after=cst.SimpleWhitespace(" ")))
+                args.append(cst.Arg(cst.parse_expression(method)))
+            if len(args) < 3:
+                args.append(cst.Arg(cst.parse_expression("locals()")))
+            return updated.with_changes(args=args)
+
+        def leave_Attribute(self, original, updated):
+            if original.attr.value != "f_globals":
+                return updated
+            read = self.read_at(original, lambda kind: kind == "frame")
+            if read is None:
+                return updated
+            method = cst.Attribute(value=cst.Name(NAMESPACE), attr=cst.Name(NAMESPACE_METHODS["frame"]))
+            return cst.Call(func=method, args=[cst.Arg(updated.value)], lpar=updated.lpar, rpar=updated.rpar)
 
         def visit_FormattedString(self, node) -> None:
             self.fstring_quotes.append(node.start[-1])

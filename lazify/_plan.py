@@ -46,6 +46,9 @@ class ImportedName:
     #: a PEP 810 ``lazy import`` (3.15+): lazy because the source says so; the
     #: interpreter defers it, the rewrite leaves the statement alone
     explicit: bool = False
+    #: lazy, and imported when one of these functions reads the module's
+    #: namespace (``globals()``, ``eval``, ...): ``(function, line)`` pairs
+    resolved_by: tuple = ()
 
 
 @record
@@ -155,6 +158,50 @@ class GetattrPrologue:
     param: str
 
 
+#: the ``__lazy__`` method each kind of namespace read calls (``eval``/``exec``
+#: get ``__lazy_globals__()`` as their globals)
+NAMESPACE_METHODS = {
+    "globals": "__lazy_globals__",
+    "lookup": "__lazy_lookup__",
+    "contains": "__lazy_lookup__",
+    "names": "__lazy_names__",
+    "frame": "__lazy_f_globals__",
+    "eval": "__lazy_globals__",
+}
+
+
+@record
+class NamespaceRead:
+    """A read of the module's own namespace inside a function.
+
+    PEP 690 completes the namespace dict whenever code looks at it; a read
+    in a function happens when the function is called, so the module's
+    imports stay lazy until then.  The emitters replace the node at ``span``
+    (see :data:`NAMESPACE_METHODS`): ``globals()`` by a call on ``__lazy__``
+    that imports the module's pending names first and returns the real dict,
+    ``E.f_globals`` of the running frame likewise, and ``eval(src)`` or
+    ``exec(src)`` get those globals and the caller's ``locals()`` as explicit
+    arguments, which is what they use when none are given.
+    """
+
+    #: "globals": ``globals()``, imports every pending name first;
+    #: "lookup": the ``globals()`` of ``globals()[k]``, ``globals().get(k, d)``,
+    #: ``del globals()[k]``, ``globals()[k] += v``: only ``k``; "contains": the
+    #: ``globals()`` of ``k in globals()``: nothing; "names": a ``globals()``
+    #: whose keys alone are read (iterated, ``sorted(globals())``,
+    #: ``globals().keys()``): nothing; "frame":
+    #: ``sys._getframe().f_globals``; "eval": an ``eval``/``exec`` call
+    #: without globals
+    kind: str
+    #: the node replaced: the ``globals()`` call, the ``f_globals`` attribute,
+    #: or the ``eval``/``exec`` call
+    span: Span
+    #: the function reading, as dotted def/class names (``Registry.get``)
+    function: str
+    #: "lookup" with a constant string key: the one name it can import
+    key: str | None = None
+
+
 @record
 class Plan:
     """Everything an emitter needs, and everything ``check`` reports."""
@@ -184,6 +231,8 @@ class Plan:
     getattr_prologues: tuple[GetattrPrologue, ...] = ()
     #: 3.14+ template strings whose interpolations read lazy names
     templates: tuple[TemplateString, ...] = ()
+    #: reads of the module's own namespace inside functions, in source order
+    namespace_reads: tuple[NamespaceRead, ...] = ()
 
     @property
     def lazy_names(self) -> frozenset[str]:
@@ -204,6 +253,18 @@ class Plan:
 _MODULE, _FUNCTION, _CLASS, _COMPREHENSION = range(4)
 
 _DYNAMIC_CALLS = frozenset({"globals", "vars", "locals", "dir", "eval", "exec"})
+#: builtins that read the caller's globals: reached through ``builtins``
+#: (``builtins.eval``, ``getattr(builtins, "globals")``, ``from builtins import
+#: exec``) no rewrite can follow them
+_NAMESPACE_BUILTINS = frozenset({"globals", "eval", "exec"})
+#: ... nor ``globals`` passed around as a value (``_globals = globals``).
+#: ``eval``/``exec`` as values are left alone: they read the globals of the
+#: Python code that calls them (``assertRaises(E, eval, src)``: unittest's)
+_VALUE_BUILTINS = frozenset({"globals"})
+#: builtins that read only the keys of a dict given as their one argument
+_KEY_CONSUMERS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "len", "iter",
+                            "reversed", "enumerate"})
+_KEY_SET_OPS = (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)
 _LAZIFY_NAMESPACE_FUNCS = frozenset({"is_lazy_import", "resolve_all"})
 _HARMLESS_GLOBALS_METHODS = frozenset({"update", "__setitem__"})
 #: PEP 649/749 (3.14+): annotations are evaluated when read, by an
@@ -324,6 +385,17 @@ class _Walker:
         self.getattr_prologues = []
         self.module_stmt = None      # innermost statement at module scope
         self.harmless_calls = set()  # ids of globals() calls that only write
+        #: id(globals() call) -> (kind, key, consumer builtin or None): how the
+        #: expression around it reads the dict (marked before it is visited)
+        self.ns_forms = {}
+        #: namespace reads in functions, checked once all bindings are known:
+        #: (kind, node, function, key, callee, builtins it needs, consumer,
+        #: scope, class index): see _ns_read
+        self.ns_reads = []
+        #: ``globals`` read as a value: (name, scope, class index, line)
+        self.value_reads = []
+        self.call_funcs = set()      # ids of the Name nodes ``globals`` is called by
+        self.function = []           # names of the enclosing defs and classes
         self.uses_reserved = False
         self.exported = set()
         self.blocks = 0              # depth of if/for/while/match bodies
@@ -351,6 +423,10 @@ class _Walker:
             ast.ExceptHandler: self.visit_ExceptHandler,
             ast.Call: self.visit_Call,
             ast.Subscript: self.visit_Subscript,
+            ast.Compare: self.visit_Compare,
+            ast.Starred: self.visit_Starred,
+            ast.BinOp: self.visit_BinOp,
+            ast.AugAssign: self.visit_AugAssign,
             ast.Attribute: self.visit_Attribute,
             ast.AnnAssign: self.visit_AnnAssign,
             ast.MatchAs: self.visit_match_capture,
@@ -417,6 +493,8 @@ class _Walker:
             finally:
                 self.in_main = False
             return
+        if type(node) in (ast.For, ast.AsyncFor):
+            self._keys_only(node.iter)
         for field in node._fields:
             value = getattr(node, field, None)
             if field in ("body", "orelse"):
@@ -481,6 +559,9 @@ class _Walker:
         if ctx is ast.Load:
             if name == NAMESPACE:
                 self.uses_reserved = True
+            elif name in _VALUE_BUILTINS and id(node) not in self.call_funcs:
+                scope = self.scope
+                self.value_reads.append((name, scope, scope.stmt_index, node.lineno))
             if name in self.candidates:
                 scope = self.scope
                 self.loads.append(_Load(name, node, scope, scope.stmt_index,
@@ -637,7 +718,9 @@ class _Walker:
         for param in getattr(node, "type_params", ()) or ():
             scope.bound.add(param.name)
         self._docstring(node)
+        self.function.append(node.name)
         self.visit_body(node.body)
+        self.function.pop()
         self.scope = scope.parent
         del self.context[outer_context:]
 
@@ -646,7 +729,9 @@ class _Walker:
         self.context.append(Reason.FUNCTION)
         scope = self._enter(_FUNCTION, False)
         scope.bound.update(params)
+        self.function.append("<lambda>")
         self.visit(node.body)
+        self.function.pop()
         self.scope = scope.parent
         self.context.pop()
 
@@ -665,17 +750,21 @@ class _Walker:
         for param in getattr(node, "type_params", ()) or ():
             scope.bound.add(param.name)
         self._docstring(node)
+        self.function.append(node.name)
         for index, stmt in enumerate(node.body):
             scope.stmt_index = index
             scope.stmt = stmt
             scope.direct = isinstance(stmt, _UNCONDITIONAL_BINDERS)
             self.visit(stmt)
             scope.direct = False
+        self.function.pop()
         self.scope = scope.parent
         self.context.pop()
 
     def visit_comprehension(self, node):
         generators = node.generators
+        for gen in generators:
+            self._keys_only(gen.iter)
         self.visit(generators[0].iter)
         scope = self._enter(_COMPREHENSION, self.scope.at_import)
         for index, gen in enumerate(generators):
@@ -806,12 +895,32 @@ class _Walker:
         self.sites.append(site)
 
     # -- namespace reads -----------------------------------------------------
+    #
+    # At import time (module level, class bodies, decorators, defaults) a read
+    # of the module's namespace keeps every import eager (dynamic-namespace).
+    # Inside a function it becomes a NamespaceRead: the parents below mark how
+    # the expression around a ``globals()`` call uses the dict before the call
+    # itself is visited.
 
     def visit_Call(self, node: ast.Call):
         func = node.func
-        if type(func) is ast.Name and func.id in _DYNAMIC_CALLS \
-                and id(node) not in self.harmless_calls:
-            self._dynamic_call(func.id, node)
+        if type(func) is ast.Name:
+            if func.id in _VALUE_BUILTINS:
+                self.call_funcs.add(id(func))
+            if func.id in _DYNAMIC_CALLS and id(node) not in self.harmless_calls:
+                self._dynamic_call(func.id, node)
+            elif func.id in _KEY_CONSUMERS and len(node.args) == 1 and not node.keywords:
+                self._keys_only(node.args[0], func.id)
+            elif func.id == "getattr" and len(node.args) >= 2 and _is_builtins_module(node.args[0]) \
+                    and type(node.args[1]) is ast.Constant and node.args[1].value in _NAMESPACE_BUILTINS:
+                self._dynamic(node)         # getattr(builtins, "globals")
+        elif type(func) is ast.Attribute and func.attr in ("eval", "exec") \
+                and _is_builtins_module(func.value) and _explicit_globals(node):
+            self.harmless_calls.add(id(func))           # builtins.exec(src, namespace)
+        elif type(func) is ast.Attribute and func.attr == "get" and _is_globals_call(func.value) \
+                and 1 <= len(node.args) <= 2 and not node.keywords \
+                and not any(type(arg) is ast.Starred for arg in node.args):
+            self._mark(func.value, "lookup", node.args[0])
         callee = _last_name(func)
         if callee in _LAZIFY_NAMESPACE_FUNCS:
             for arg in node.args:
@@ -826,29 +935,106 @@ class _Walker:
                     self._forward_ref(keyword.value)
         self.generic_visit(node)
 
+    def _dynamic(self, node):
+        if self.dynamic is None:
+            self.dynamic = node.lineno
+
     def _dynamic_call(self, name, node: ast.Call):
         positional = len(node.args)
         keywords = {kw.arg for kw in node.keywords}
         if name == "globals":
-            pass
+            if not self.scope.at_import:
+                kind, key, consumer = self.ns_forms.get(id(node), ("globals", None, None))
+                self._ns_read(kind, node, key, "globals", (), consumer)
+                return
         elif name in ("locals", "dir", "vars"):
             # vars() is locals(): harmless in a function or class body
             if positional or keywords or self.scope.kind != _MODULE:
                 return
         elif name in ("eval", "exec"):
-            # eval(src, None) uses the caller's globals, like eval(src)
-            namespace = node.args[1] if positional >= 2 else next(
-                (kw.value for kw in node.keywords if kw.arg == "globals"), None)
-            if namespace is not None and not (
-                    isinstance(namespace, ast.Constant) and namespace.value is None):
+            if _explicit_globals(node):
                 return
-        if self.dynamic is None:
-            self.dynamic = node.lineno
+            if not self.scope.at_import:
+                if not keywords and 1 <= positional <= 3 \
+                        and not any(type(arg) is ast.Starred for arg in node.args):
+                    # eval(src[, None[, loc]]): the globals made explicit, and the
+                    # caller's locals(), which eval uses when it is given none
+                    self._ns_read("eval", node, None, name,
+                                  ("locals",) if positional < 3 else (), None)
+                else:
+                    # keywords or *args: no exact rewrite; dynamic if it is the builtin
+                    self._ns_read("unfollowed", node, None, name, (), None)
+                return
+        self._dynamic(node)
+
+    def _ns_read(self, kind, node, key, callee, needs, consumer):
+        """A read in a function: ``callee`` (the builtin called, or None) must be
+        the builtin for it to be one, and the builtins in ``needs`` for the
+        rewrite to be exact."""
+        scope = self.scope
+        self.ns_reads.append((kind, node, ".".join(self.function) or "<module>", key, callee,
+                              needs, consumer, scope, scope.stmt_index))
+
+    def _mark(self, call, kind, key=None, consumer=None):
+        """Record how the expression around the ``globals()`` call ``call`` uses it."""
+        if type(key) is ast.Constant and type(key.value) is str:
+            key = key.value
+        else:
+            key = None
+        self.ns_forms[id(call)] = (kind, key, consumer)
+
+    def _keys_only(self, node, consumer=None):
+        """``node`` is iterated or given to a builtin that reads keys alone:
+        if it is ``globals()`` or ``globals().keys()``, nothing needs importing."""
+        if type(node) is ast.Call and type(node.func) is ast.Attribute \
+                and node.func.attr == "keys" and not node.args and not node.keywords:
+            node = node.func.value
+        if _is_globals_call(node):
+            self._mark(node, "names", None, consumer)
+
+    def visit_Compare(self, node: ast.Compare):
+        if len(node.ops) == 1 and type(node.ops[0]) in (ast.In, ast.NotIn):
+            right = node.comparators[0]
+            if _is_globals_call(right):
+                self._mark(right, "contains", node.left)
+            else:
+                self._keys_only(right)
+        self.generic_visit(node)
+
+    def visit_Starred(self, node: ast.Starred):
+        if type(node.ctx) is ast.Load:
+            self._keys_only(node.value)
+        self.generic_visit(node)
+
+    def visit_BinOp(self, node: ast.BinOp):
+        if type(node.op) in _KEY_SET_OPS:
+            # globals().keys() | {...}: set operations on the keys (not dict | dict)
+            for side in (node.left, node.right):
+                if type(side) is ast.Call and type(side.func) is ast.Attribute \
+                        and side.func.attr == "keys":
+                    self._keys_only(side)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign):
+        target = node.target
+        if type(target) is ast.Subscript and _is_globals_call(target.value) \
+                and not self.scope.at_import:
+            # globals()[k] += 1 reads k first
+            self._mark(target.value, "lookup", target.slice)
+        self.generic_visit(node)
 
     def visit_Subscript(self, node: ast.Subscript):
-        if type(node.ctx) is not ast.Load and _is_globals_call(node.value):
-            self.harmless_calls.add(id(node.value))
-        elif not self.in_annotation and _looks_generic(node.value):
+        value = node.value
+        if _is_globals_call(value):
+            ctx = type(node.ctx)
+            if ctx is ast.Load or (ctx is ast.Del and not self.scope.at_import):
+                self._mark(value, "lookup", node.slice)
+            elif id(value) not in self.ns_forms:
+                self.harmless_calls.add(id(value))      # globals()[k] = v
+        elif type(value) is ast.Name and value.id == "__builtins__" \
+                and type(node.slice) is ast.Constant and node.slice.value in _NAMESPACE_BUILTINS:
+            self._dynamic(node)                          # __builtins__["eval"]
+        elif not self.in_annotation and _looks_generic(value):
             # ``Alias = Optional["Bar"]``: a forward reference that
             # get_type_hints evaluates, wherever the alias is used
             elts = node.slice.elts if type(node.slice) in (ast.Tuple, ast.List) else (node.slice,)
@@ -866,12 +1052,18 @@ class _Walker:
             self.owner = outer
 
     def visit_Attribute(self, node: ast.Attribute):
-        if node.attr in _HARMLESS_GLOBALS_METHODS and _is_globals_call(node.value):
+        attr = node.attr
+        if attr in _HARMLESS_GLOBALS_METHODS and _is_globals_call(node.value):
             self.harmless_calls.add(id(node.value))
-        elif node.attr == "f_globals" and _is_own_frame_call(node.value) \
-                and self.dynamic is None:
+        elif attr == "f_globals" and _is_own_frame_call(node.value):
             # sys._getframe().f_globals is globals() by another name
-            self.dynamic = node.lineno
+            if self.scope.at_import:
+                self._dynamic(node)
+            else:
+                self._ns_read("frame", node, None, None, (), None)
+        elif attr in _NAMESPACE_BUILTINS and _is_builtins_module(node.value) \
+                and id(node) not in self.harmless_calls:
+            self._dynamic(node)                          # builtins.eval
         self.generic_visit(node)
 
     # -- docstrings ----------------------------------------------------------
@@ -927,6 +1119,19 @@ def _looks_generic(node) -> bool:
 def _is_globals_call(node) -> bool:
     return (type(node) is ast.Call and type(node.func) is ast.Name
             and node.func.id == "globals" and not node.args and not node.keywords)
+
+
+def _explicit_globals(call) -> bool:
+    """Whether an ``eval``/``exec`` call names its globals (``None`` does not:
+    ``eval(src, None)`` uses the caller's globals, like ``eval(src)``)."""
+    namespace = call.args[1] if len(call.args) >= 2 else next(
+        (kw.value for kw in call.keywords if kw.arg == "globals"), None)
+    return namespace is not None and not (
+        type(namespace) is ast.Constant and namespace.value is None)
+
+
+def _is_builtins_module(node) -> bool:
+    return type(node) is ast.Name and node.id in ("builtins", "__builtins__")
 
 
 def _is_own_frame_call(node) -> bool:
@@ -1136,6 +1341,36 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
         if state:
             global_loads.setdefault(load.name, []).append(load)
 
+    # Namespace reads in functions: valid where the builtins they name are
+    # the builtins (not a module's own ``eval``, nor a parameter ``globals``).
+    reads = []
+    for kind, node, function, key, callee, needs, consumer, scope, index in walker.ns_reads:
+        if callee is not None and not _is_builtin(callee, scope, index, walker):
+            if callee in walker.candidates and callee not in walker.module_bound \
+                    and _resolve(_Load(callee, None, scope, index, False)):
+                # a module-level import binds it: ``from builtins import eval``
+                walker.dynamic = min(walker.dynamic or node.lineno, node.lineno)
+            continue        # the module's own ``eval``, a parameter ``globals``
+        if kind == "unfollowed" or not all(_is_builtin(name, scope, index, walker)
+                                           for name in needs):
+            walker.dynamic = min(walker.dynamic or node.lineno, node.lineno)
+            continue
+        if consumer is not None and not _is_builtin(consumer, scope, index, walker):
+            kind, key = "globals", None
+        reads.append(NamespaceRead(kind=kind, span=_span(node), function=function, key=key))
+    for name, scope, index, line in walker.value_reads:
+        if _is_builtin(name, scope, index, walker):
+            walker.dynamic = min(walker.dynamic or line, line)
+    # which lazy names each function's reads may import: (function, line)
+    readers_all = {}
+    readers_of = {}
+    for read in reads:
+        if read.kind in ("names", "contains"):
+            continue
+        readers = readers_all if read.kind != "lookup" or read.key is None \
+            else readers_of.setdefault(read.key, {})
+        readers.setdefault(read.function, read.span[0])
+
     # Verdicts.
     markers = _UnusedMarkers(source)
     imports = []
@@ -1169,11 +1404,16 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
             at_import = [ld.node.lineno for ld in loads if ld.at_import]
             mentioned = bound in walker.annotation_names
             in_annotations = reason is None and not explicit and mentioned
+            resolved_by = ()
+            if reason is None and not explicit and (readers_all or bound in readers_of):
+                resolved_by = tuple(sorted(
+                    {**readers_all, **readers_of.get(bound, {})}.items(),
+                    key=lambda item: (item[1], item[0])))
             names.append(ImportedName(
                 name=bound, alias=alias_text, module=target, lazy=reason is None,
                 reason=reason, used_at_import=min(at_import) if at_import else None,
-                unused=reason is None and unused,
-                in_annotations=in_annotations, explicit=explicit))
+                unused=reason is None and unused and not resolved_by,
+                in_annotations=in_annotations, explicit=explicit, resolved_by=resolved_by))
             if reason is None and not explicit:
                 lazy_names.add(bound)
         imports.append(ImportSite(
@@ -1215,7 +1455,8 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
         fallback_names=fallback_names if rewrite else (), rewrite=rewrite,
         annotation_owners=tuple(sorted(owners, key=lambda owner: owner.span)),
         templates=tuple(TemplateString(span=span, names=tuple(sorted(names)))
-                        for span, names in sorted(templates.items())) if rewrite else ())
+                        for span, names in sorted(templates.items())) if rewrite else (),
+        namespace_reads=tuple(reads) if rewrite and lazy_names else ())
 
 
 _SHADOW = 2
@@ -1290,6 +1531,14 @@ def _hazard(site, node, bound, target, is_from, unused, package, is_package, wal
     return None
 
 _BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
+
+
+def _is_builtin(name, scope, class_index, walker) -> bool:
+    """Whether ``name`` read in ``scope`` is the builtin: bound nowhere on the
+    way up, neither at module level nor by any import."""
+    if name in walker.module_bound or name in walker.candidates:
+        return False
+    return bool(_resolve(_Load(name, None, scope, class_index, False)))
 
 
 def _resolve(load: _Load):

@@ -56,8 +56,9 @@ _WORDS = {
     Reason.EXCLUDED: "the module is excluded",
     Reason.REBOUND: "the name is bound again at module level",
     Reason.DYNAMIC_NAMESPACE: (
-        "the module reads its own namespace (globals(), vars(), eval, exec, "
-        "sys._getframe().f_globals, ...)"
+        "the module reads its own namespace while it is imported (globals(), vars(), eval, "
+        "exec, sys._getframe().f_globals, ...), or in a way no rewrite follows (globals "
+        "passed as a value, builtins.eval, eval with keywords)"
     ),
     Reason.DEFERRED_ANNOTATION: (
         "used where typing evaluates it later against the module namespace and nothing can "

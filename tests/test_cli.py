@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
+import subprocess
 import sys
 import textwrap
+from importlib.machinery import EXTENSION_SUFFIXES
 
 import pytest
 
-from lazify import _cli
+from lazify import _cli, _plan, _reasons
 from lazify._cli import main, module_name_for
 from tests._util import ROOT, run_python
 
@@ -64,9 +68,10 @@ def test_check_text_report(tmp_path, capsys):
     assert "eager" in try_line and "inside try/except/else/finally" in try_line
     (func_line,) = [line for line in lines if line.startswith(f"{path}:8 ")]
     assert "eager" in func_line and "inside a function body" in func_line
-    assert "1 file, 3 imports: 1 lazy, 2 eager" in out
-    assert "eager by reason: function 1, try 1" in out
-    assert "files that failed: 0" in out
+    assert "1 file, 3 imports: Lazy 1, Eager 2" in out
+    assert "Eager by reason: function 1, try 1" in out
+    assert "Files that failed: 0" in out
+    assert "Tags:" not in out      # no tag occurs: no legend
 
 
 def test_check_text_used_at_import_and_unused(tmp_path, capsys):
@@ -82,10 +87,14 @@ def test_check_text_used_at_import_and_unused(tmp_path, capsys):
     assert main(["check", path]) == 0
     out = capsys.readouterr().out
     (line1,) = [line for line in out.splitlines() if line.startswith(f"{path}:1 ")]
-    assert "lazy" in line1 and "used at import time (line 3)" in line1
+    assert line1.endswith("  lazy   used at import (line 3)")
     (line2,) = [line for line in out.splitlines() if line.startswith(f"{path}:2 ")]
-    assert "lazy" in line2 and "unused: its import-time side effects will not happen" in line2
-    assert "lazify.eager_imports()" in line2 and "excluding" in line2
+    assert line2.endswith("  lazy   unused")
+    assert "Lazy with tags: used at import 1, unused 1\n" in out
+    # the legend explains the tags that occur, once, after the summary
+    legend = out[out.index("\nTags:\n"):].splitlines()[2:]
+    assert [line.split()[0] for line in legend] == ["used", "unused"]
+    assert "lazify.eager_imports()" in legend[1] and "excluding" in legend[1]
 
 
 def test_check_text_names_split_when_verdicts_differ(tmp_path, capsys):
@@ -95,6 +104,116 @@ def test_check_text_names_split_when_verdicts_differ(tmp_path, capsys):
     assert "import os, sys  [os]" in out
     (sys_line,) = [line for line in out.splitlines() if "[sys]" in line]
     assert "eager" in sys_line and "bound again" in sys_line
+
+
+#: A tree whose report has every reason code and every tag.
+EVERY_ROW = {
+    "app/__init__.py": """\
+        from ._speedups import fast
+        from .x import x
+        from . import events  # noqa: F401
+        from .duration import Duration
+
+        def duration():
+            return Duration, fast
+    """,
+    "app/_speedups" + EXTENSION_SUFFIXES[-1]: "",
+    "app/mod.py": """\
+        \"\"\"Module.
+
+        >>> doctested.VALUE
+        \"\"\"
+        from __future__ import annotations
+        import collections
+        import readline
+        import decimal
+        import doctested
+        import rebound_mod
+        import typing_mod
+        import shadowed
+        from os.path import *
+        from . import __version__
+        try:
+            import tried
+        except ImportError:
+            tried = None
+        with open(__file__):
+            import within
+        rebound_mod = 1
+        Point = collections.namedtuple("Point", "x y")
+        value: typing_mod.T = None
+
+        def total(amount: decimal.Decimal):
+            import inner
+            return inner
+
+        def find(name):
+            return globals()[name]
+
+        class C:
+            import in_class
+            shadowed = shadowed
+    """,
+    "app/dyn.py": "import json\n_names = sorted(globals())\n",
+    "app/plain.py": "import readline\n",
+    "app/skipped.py": "import json\n",
+}
+
+ALL_REASONS = sorted(_reasons._WORDS, key=str)
+
+
+def whole_word(word: str, line: str) -> list[int]:
+    """Where ``word`` occurs in ``line`` as ``grep -w`` matches it."""
+    return [m.start() for m in re.finditer(rf"(?<![A-Za-z0-9_]){word}(?![A-Za-z0-9_])", line)]
+
+
+def test_reason_words_and_tags_name_no_verdict():
+    # the verdict column is the only place "lazy" or "eager" appears on a row
+    for reason in ALL_REASONS:
+        assert not whole_word("lazy", reason.words), reason
+    for tag, meaning in _cli.TAGS.values():
+        for word in ("lazy", "eager"):
+            assert not whole_word(word, tag) and not whole_word(word, meaning), (tag, word)
+
+
+def test_check_text_report_greps(tmp_path):
+    """``lazify check PATH | grep -w eager`` lists the eager rows and nothing else;
+    ``grep -w lazy`` the lazy ones."""
+    for name, text in EVERY_ROW.items():
+        write(tmp_path, name, text)
+    if sys.version_info >= (3, 15):
+        write(tmp_path, "app/explicit.py", "lazy import json\n")
+    args = ["-m", "lazify", "check", "--excluding", "app.skipped", "app"]
+    proc = run_python(args, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(run_python([*args[:3], "--format", "json", *args[3:]], cwd=tmp_path,
+                                   check=True).stdout)
+    out = proc.stdout
+    # every reason code and every tag occurs
+    assert set(report["summary"]["eager_by_reason"]) == set(map(str, ALL_REASONS)) - {
+        "with", "function", "class"} | {"with", "function", "class"}
+    legend = out[out.index("\nTags:\n"):]
+    for key, (tag, _meaning) in _cli.TAGS.items():
+        if key == "explicit" and sys.version_info < (3, 15):
+            continue        # PEP 810's lazy import is 3.15 syntax
+        assert f"  {tag}  " in legend
+    rows = {}
+    for line in out.splitlines():
+        if line.startswith("app/"):
+            found = re.match(r"^app/\S+:\d+  .*?  (lazy |eager)(  |$)", line)
+            assert found, line
+            rows[line] = found.group(1).strip()
+    for word in ("lazy", "eager"):
+        grepped = [line for line in out.splitlines() if whole_word(word, line)]
+        assert grepped == [line for line, verdict in rows.items() if verdict == word], word
+        # once per row, but for the keyword that starts a PEP 810 statement
+        assert all(len(whole_word(word, line)) == 1 + line.startswith("app/explicit.py")
+                   for line in grepped)
+        if shutil.which("grep"):
+            real = subprocess.run(["grep", "-w", word], input=out, capture_output=True, text=True)
+            assert real.stdout.splitlines() == grepped
+    names = sum(len(f["imports"]) for f in report["files"])
+    assert names == report["summary"]["imports"]
 
 
 # ------------------------------------------------------------------- JSON report
@@ -112,7 +231,7 @@ def test_check_json_shape(tmp_path, capsys):
     assert entry["error"] is None
     keys = {
         "line", "col", "statement", "name", "module", "verdict", "reason",
-        "used_at_import", "unused", "in_annotations", "explicit",
+        "used_at_import", "unused", "in_annotations", "explicit", "resolved_by",
     }
     for imp in entry["imports"]:
         assert set(imp) == keys
@@ -129,6 +248,7 @@ def test_check_json_shape(tmp_path, capsys):
         "unused": False,
         "in_annotations": False,
         "explicit": False,
+        "resolved_by": [],
     }
     assert imports["readline"]["verdict"] == "eager"
     assert imports["readline"]["reason"] == "try"
@@ -290,8 +410,8 @@ def test_check_error_text_report(tmp_path, capsys):
     out = capsys.readouterr().out
     assert f"{bad}: error: SyntaxError:" in out
     assert f"{good}:1" in out
-    assert "files that failed: 1" in out
-    assert out.rstrip().endswith(bad)
+    assert "Files that failed: 1" in out
+    assert f"Files that failed: 1\n  {bad}\n" in out
 
 
 @pytest.mark.skipif(
@@ -397,7 +517,7 @@ def test_python_m_lazify_check_on_the_example_app():
 def test_lazify_check_text_on_the_example_app():
     proc = run_python(["-m", "lazify", "check", "examples/heavyapp"], cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
-    assert "files that failed: 0" in proc.stdout
+    assert "Files that failed: 0" in proc.stdout
 
 
 @pytest.mark.parametrize(

@@ -72,9 +72,11 @@ def test_positions_of_user_code_are_kept(case):
     first = tree.body[header_index(tree)] if header_index(tree) < len(tree.body) else None
     header_line = first.lineno if first is not None else None
     # chain calls, annotation decorators and statements sit, zero-width, at the start
-    # of the statement they follow or belong to
+    # of the statement they follow or belong to; so do the calls that stand for a
+    # multi-line namespace read (``exec(`` over several lines)
     plan = plan_module(tree, module="pkg.input")
-    spans = [*plan.chain_after, *(owner.span for owner in plan.annotation_owners)]
+    spans = [*plan.chain_after, *(owner.span for owner in plan.annotation_owners),
+             *(read.span for read in plan.namespace_reads)]
     chains = {(l, l, c, c) for (l, c, _el, _ec) in spans}
     extra = {p for p in rewritten - original
              if p[0] not in skip and p[0] != header_line and p not in chains}

@@ -23,9 +23,12 @@ Each case is a directory under ``tests/fixtures/plan/``:
 name of a relative import (the resolved module), and a line ``ref NAME LINE:COL`` for
 every reference the rewrite routes (``Plan.references``, in source order), and, when
 there are any, a line ``fallback NAME...`` (``Plan.fallback_names``: lazy names a read
-may find unregistered), a line ``annotated KIND LINE:COL NAME...`` per annotation owner
-and a line ``template LINE:COL NAME...`` per t-string whose interpolations read lazy
-names (3.14+). Lines starting with ``#`` are comments and ignored.
+may find unregistered), a line ``annotated KIND LINE:COL NAME...`` per annotation owner,
+a line ``template LINE:COL NAME...`` per t-string whose interpolations read lazy names
+(3.14+), a line ``read KIND LINE:COL FUNCTION [key=KEY]`` per read of the module's own
+namespace in a function (``Plan.namespace_reads``), and a line ``resolved NAME
+FUNCTION:LINE...`` for every lazy name such reads may import (``resolved_by``). Lines
+starting with ``#`` are comments and ignored.
 
 To (re)generate a file from the planner, then review it line by line::
 
@@ -122,6 +125,14 @@ def render(plan) -> str:
         lines.append(f"annotated {owner.kind} {owner.span[0]}:{owner.span[1]} {' '.join(owner.names)}")
     for template in plan.templates:
         lines.append(f"template {template.span[0]}:{template.span[1]} {' '.join(template.names)}")
+    for read in plan.namespace_reads:
+        key = "" if read.key is None else f" key={read.key}"
+        lines.append(f"read {read.kind} {read.span[0]}:{read.span[1]} {read.function}{key}")
+    for site in plan.imports:
+        for n in site.names:
+            if n.resolved_by:
+                readers = " ".join(f"{function}:{line}" for function, line in n.resolved_by)
+                lines.append(f"resolved {n.name} {readers}")
     return "\n".join(lines) + "\n"
 
 
