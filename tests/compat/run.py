@@ -7,8 +7,10 @@ One command (outside the default pytest run)::
     python tests/compat/run.py --thirdparty     # the pinned projects only
     python tests/compat/run.py --stdlib --only test_json,test_enum
     python tests/compat/run.py --thirdparty --only click
+    python tests/compat/run.py --stdlib --python /opt/sid-python/3.14-tests/bin/python3
 
-Standard library: ``python -m test --junit-xml X test_mod`` for every module
+Standard library: ``python -m test --junit-xml X test_mod`` (through
+``regrtest.py``, which imports ``warnings`` first: see there) for every module
 in :data:`STDLIB_TESTS`, once plain and once with lazify activated by
 ``tests/compat/activate/sitecustomize.py`` (``lazify.install()``): the
 directory is on ``PYTHONPATH``, so every child process the tests spawn with
@@ -50,7 +52,7 @@ sys.path.insert(0, HERE)
 
 from known_differences import KNOWN  # noqa: E402
 
-#: CPython 3.11 regression-test modules that exercise imports, packages and
+#: CPython regression-test modules (3.11 and later) that exercise imports, packages and
 #: introspection (plus a few big general ones)
 STDLIB_TESTS = [
     "test_importlib", "test_import", "test_pkgutil", "test_runpy", "test_zipimport",
@@ -89,6 +91,7 @@ PROJECTS = {
                      tests="test"),
 }
 
+#: the interpreter under test (--python; default: the one running this script)
 PYTHON = sys.executable
 
 
@@ -203,7 +206,8 @@ def stdlib_one(mod, mode, workdir, lazify_root, timeout):
     cwd = os.path.join(outdir, f"cwd-{mode}")
     shutil.rmtree(cwd, ignore_errors=True)
     os.makedirs(cwd)
-    cmd = [PYTHON, "-m", "test", "--junit-xml", xml, "--timeout", str(timeout), mod]
+    cmd = [PYTHON, os.path.join(HERE, "regrtest.py"), "--junit-xml", xml, "--timeout",
+           str(timeout), mod]
     rc, seconds = run(cmd, cwd=cwd, env=env, log=log, timeout=timeout + 120)
     results = parse_junit(xml) if os.path.exists(xml) else {}
     return dict(mode=mode, rc=rc, seconds=round(seconds, 1), results=results, log=log, xml=xml)
@@ -238,7 +242,7 @@ def prepare_project(name, spec, workdir, lazify_root, log):
         archive = [f for f in os.listdir(sdists)
                    if f.lower().startswith(f"{name}-{version}".lower()) and f.endswith(".tar.gz")]
         if not archive:
-            subprocess.run([PYTHON, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps",
+            subprocess.run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps",
                             "-d", sdists, f"{name}=={version}"], check=True,
                            stdout=log, stderr=subprocess.STDOUT)
             archive = [f for f in os.listdir(sdists)
@@ -364,14 +368,26 @@ def main(argv=None):
     parser.add_argument("--thirdparty", action="store_true", help="the pinned projects")
     parser.add_argument("--only", default="", help="comma-separated test modules / projects")
     parser.add_argument("--jobs", type=int, default=2, help="suites run at once (default 2)")
-    parser.add_argument("--workdir", default=os.environ.get("LAZIFY_COMPAT_DIR",
-                                                            "/tmp/lazify-compat"),
-                        help="venvs, sdists, logs, junit files, summary.json")
+    parser.add_argument("--python", default=None,
+                        help="the interpreter under test (default: the one running run.py)")
+    parser.add_argument("--workdir", default=os.environ.get("LAZIFY_COMPAT_DIR"),
+                        help="venvs, sdists, logs, junit files, summary.json (default "
+                             "/tmp/lazify-compat, /tmp/lazify-compat-X.Y with --python)")
     parser.add_argument("--lazify", default=ROOT, help="the lazify checkout to test")
     parser.add_argument("--timeout", type=int, default=1500, help="seconds per suite run")
     parser.add_argument("--setup-only", action="store_true",
                         help="download and install the third-party venvs, run nothing")
     args = parser.parse_args(argv)
+    global PYTHON
+    if args.python:
+        PYTHON = os.path.abspath(args.python) if os.sep in args.python \
+            else shutil.which(args.python) or args.python
+    version = subprocess.run([PYTHON, "-c", "import sys; print(sys.version)"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    if args.workdir is None:
+        args.workdir = "/tmp/lazify-compat"
+        if args.python:
+            args.workdir += "-" + ".".join(version.split()[0].split(".")[:2])
     if not args.stdlib and not args.thirdparty:
         args.stdlib = args.thirdparty = True
     only = {x.strip() for x in args.only.split(",") if x.strip()}
@@ -391,7 +407,7 @@ def main(argv=None):
             for mod in tests:
                 plain = futures[mod, "plain"].result()
                 lazy = futures[mod, "lazy"].result()
-                row = summarise(f"stdlib {mod}", f"CPython {sys.version.split()[0]}", plain, lazy)
+                row = summarise(f"stdlib {mod}", f"CPython {version.split()[0]}", plain, lazy)
                 rows.append(row)
                 print(f"{mod}: plain {row['passed_plain']}/{row['run_plain']} "
                       f"lazy {row['passed_lazy']}/{row['run_lazy']} "
@@ -423,7 +439,7 @@ def main(argv=None):
     rev = subprocess.run(["git", "-C", lazify_root, "describe", "--always", "--dirty"],
                          capture_output=True, text=True).stdout.strip()
     summary = dict(rows=rows, notes=notes, seconds=round(elapsed, 1), lazify=lazify_root,
-                   lazify_revision=rev or "not a git checkout", python=sys.version)
+                   lazify_revision=rev or "not a git checkout", python=version)
     with open(os.path.join(args.workdir, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
     print()

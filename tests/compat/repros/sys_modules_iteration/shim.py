@@ -1,0 +1,3 @@
+def __getattr__(name):
+    import helper
+    raise AttributeError(name)

@@ -1,0 +1,5 @@
+import helper
+
+
+def f():
+    return helper.X
