@@ -13,10 +13,6 @@ import os
 import sys
 from typing import Sequence
 
-#: Directory names that ``check`` never descends into when walking a tree (hidden
-#: directories, such as ``.git`` and ``.tox``, are skipped too).
-SKIP_DIRS = frozenset({".git", "__pycache__", ".venv", "venv", "build", "dist", "node_modules"})
-
 #: Tags on lazy rows of the text report, and what each means (the legend after the
 #: summary lists those that occur).  Neither the tags nor the reasons of eager rows
 #: contain the words of the verdict column, so ``grep -w eager`` lists the eager rows
@@ -150,16 +146,16 @@ def _cmd_check(args: argparse.Namespace) -> int:
     """``lazify check``: static report; exit 1 when a file could not be analysed."""
     import json
 
-    from lazify import _plan
     from lazify._config import ConfigError
+    from lazify._sources import iter_files
 
-    strict = os.environ.get("LAZIFY_STRICT", "") not in ("", "0")
     try:
-        files = list(_iter_files(args.paths, args.excluding))
+        files = list(iter_files(args.paths, args.excluding))
     except ConfigError as e:
         print(f"lazify check: {e}", file=sys.stderr)
         return 2
-    results = [_check_file(path, _plan, excluding, strict) for path, excluding in files]
+    strict = os.environ.get("LAZIFY_STRICT", "") not in ("", "0")
+    results = [_check_file(path, excluding, strict) for path, excluding in files]
     if args.format == "json":
         json.dump(_json_report(results), sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -168,107 +164,20 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 1 if any(r["error"] is not None for r in results) else 0
 
 
-def _excluding_for(path: str, extra: Sequence[str]) -> frozenset[str]:
-    """What the runtime would exclude for an application at *path*.
+def _check_file(path: str, excluding, strict: bool) -> dict:
+    from lazify import _sources
+    from lazify._rewrite import plan_source
 
-    lazify's default list, ``[tool.lazify] excluding`` of the nearest pyproject.toml,
-    ``LAZIFY_EXCLUDING``, and ``--excluding``: so that ``check`` reports what
-    ``lazify run`` and ``install()`` do.
-    """
-    from lazify._config import load_config
-    from lazify._importlib_bootstrap import DEFAULT_EXCLUDING
-
-    start = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
-    return frozenset({*DEFAULT_EXCLUDING, *load_config(start).excluding, *extra})
-
-
-def _iter_files(paths: Sequence[str], extra_excluding: Sequence[str] = ()):
-    """Yield ``(file, excluding)`` for the Python files named by *paths*, each file once."""
-    seen: set[str] = set()
-    for path in paths:
-        excluding = _excluding_for(path, extra_excluding)
-        if os.path.isdir(path):
-            found = _walk(path)
-        else:
-            # An explicit file is always analysed, whatever its name; a missing one is
-            # reported by _check_file.
-            found = [path]
-        for f in found:
-            key = os.path.realpath(f)
-            if key not in seen:
-                seen.add(key)
-                yield f, excluding
-
-
-def _walk(top: str) -> list[str]:
-    out = []
-    for dirpath, dirnames, filenames in os.walk(top):
-        dirnames[:] = sorted(
-            d
-            for d in dirnames
-            # a package named build or dist (pip/_internal/operations/build) is code
-            if (d not in SKIP_DIRS or os.path.isfile(os.path.join(dirpath, d, "__init__.py")))
-            and not d.startswith(".")
-            and not os.path.exists(os.path.join(dirpath, d, "pyvenv.cfg"))
-        )
-        out.extend(
-            os.path.normpath(os.path.join(dirpath, f)) for f in sorted(filenames) if f.endswith(".py")
-        )
-    return out
-
-
-def module_name_for(path: str) -> tuple[str, bool]:
-    """Return ``(module, is_package)`` for a source file, from ``__init__.py`` files above it.
-
-    ``pkg/sub/mod.py`` with ``pkg/__init__.py`` and ``pkg/sub/__init__.py`` is ``pkg.sub.mod``;
-    ``pkg/__init__.py`` is the package ``pkg``. A file outside any package is its stem, and a
-    name that is not an identifier gives ``""`` (relative imports then keep their dots).
-    """
-    path = os.path.abspath(path)
-    directory, filename = os.path.split(path)
-    stem = filename.rpartition(".")[0] if "." in filename else filename
-    is_package = stem == "__init__"
-    parts = [] if is_package else [stem]
-    if not is_package and not stem.isidentifier():
-        return "", False
-    while os.path.isfile(os.path.join(directory, "__init__.py")):
-        directory, name = os.path.split(directory)
-        if not name.isidentifier():
-            break
-        parts.append(name)
-    if is_package and not parts:
-        return "", True
-    return ".".join(reversed(parts)), is_package
-
-
-def _check_file(path: str, _plan, excluding, strict: bool) -> dict:
-    import ast
-
-    module, is_package = module_name_for(path)
+    module, is_package = _sources.module_name_for(path)
     result = {"path": path, "module": module, "error": None, "sites": ()}
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        result["error"] = f"{type(e).__name__}: {e.strerror or e}"
+        data, tree = _sources.read_and_parse(path)
+    except _sources.SourceError as e:
+        result["error"] = e.short()
         return result
     try:
-        # compile() on the bytes: the coding cookie, BOM and every error are exactly
-        # compile()'s, so a file reported here is a file Python cannot import either.
-        tree = compile(data, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-    except SyntaxError as e:
-        where = f" (line {e.lineno})" if e.lineno else ""
-        result["error"] = f"{type(e).__name__}: {e.msg}{where}"
-        return result
-    except (ValueError, RecursionError, MemoryError, OverflowError) as e:
-        # ValueError: null bytes before 3.12, undecodable source (UnicodeDecodeError).
-        result["error"] = f"{type(e).__name__}: {e}"
-        return result
-    try:
-        plan = _plan.plan_module(
-            tree, module=module, is_package=is_package, excluding=excluding, source=data,
-            extensions=_plan.extension_submodules(path) if is_package else frozenset(),
-        )
+        plan = plan_source(tree, data, path, module=module, is_package=is_package,
+                           excluding=excluding)
     except Exception as e:
         if strict:
             raise
@@ -455,14 +364,9 @@ def _cmd_diff(args: argparse.Namespace) -> int:
 
 def _cmd_compile(args: argparse.Namespace) -> int:
     """``lazify compile``: write lazify's bytecode cache ahead of time."""
-    from lazify._hook import compile_paths
+    from lazify._compile import compile_paths
 
-    result = compile_paths(args.paths, hash_based=args.hash_based)
-    if isinstance(result, bool):
-        return 0 if result else 1
-    if isinstance(result, int):
-        return result
-    return 0
+    return compile_paths(args.paths, hash_based=args.hash_based)
 
 
 # --------------------------------------------------------------------------- run

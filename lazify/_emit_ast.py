@@ -11,8 +11,7 @@ from __future__ import annotations
 import ast
 from _bisect import bisect_left
 
-from ._plan import (NAMESPACE, NAMESPACE_METHODS, Plan, deep_recursion, extension_submodules,
-                    plan_module, walk)
+from ._plan import NAMESPACE, NAMESPACE_METHODS, Plan, deep_recursion, walk
 
 _POSITIONED = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
@@ -297,18 +296,3 @@ def emit(tree: ast.Module, plan: Plan) -> ast.Module:
         rest = emitter.statements(rest)
     tree.body = head + header_statements(span, plan.fallback_names) + rest
     return tree
-
-
-def transform(source, path: str, *, module: str = "", is_package: bool = False,
-              optimize: int = -1):
-    """Source bytes -> rewritten code object (the import hook's cache miss).
-
-    Raises ``SyntaxError`` exactly as ``compile()`` would for bad source.
-    """
-    tree = compile(source, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True,
-                   optimize=optimize)
-    plan = plan_module(tree, module=module, is_package=is_package, source=source,
-                       extensions=extension_submodules(path) if is_package else frozenset())
-    if plan.rewrite:
-        tree = emit(tree, plan)
-    return compile(tree, path, "exec", dont_inherit=True, optimize=optimize)

@@ -1282,20 +1282,6 @@ class deep_recursion:
         sys.setrecursionlimit(self.limit)
 
 
-def extension_submodules(path) -> frozenset:
-    """Names of the extension modules (``.so``, ``.pyd``) beside a package's
-    ``__init__.py``: the facts :func:`plan_module` needs from the file system."""
-    import _imp
-    import os
-
-    suffixes = tuple(_imp.extension_suffixes())
-    try:
-        names = os.listdir(os.path.dirname(os.path.abspath(path)))
-    except OSError:
-        return frozenset()
-    return frozenset(name.partition(".")[0] for name in names if name.endswith(suffixes))
-
-
 def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
                 excluding=None, source: str | bytes | None = None,
                 extensions: frozenset = frozenset()) -> Plan:
@@ -1303,8 +1289,10 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
 
     :param source: the module's source, for the comments that mark an import
         as intentionally unused (``# noqa``); without it none are seen.
+    :param excluding: module names whose own imports stay eager: an excluded
+        module is not rewritten at all, as the import hook leaves it plain.
     :param extensions: for a package, the names of its submodules that are
-        extension modules (:func:`extension_submodules`).
+        extension modules (:func:`lazify._sources.extension_submodules`).
     """
     future_annotations = any(
         isinstance(node, ast.ImportFrom) and node.module == "__future__" and node.level == 0
@@ -1437,7 +1425,8 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
         name for name in lazy_names
         if name in _BUILTIN_NAMES or name not in unconditional))
     has_star = any(n.alias == "*" for site in imports for n in site.names)
-    rewrite = not walker.uses_reserved and bool(lazy_names or has_star or is_package)
+    rewrite = not excluded and not walker.uses_reserved \
+        and bool(lazy_names or has_star or is_package)
     owners = []
     if rewrite:
         for kind, span, mentioned in walker.owners.values():

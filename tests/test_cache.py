@@ -78,10 +78,11 @@ def test_cache_path_is_beside_the_plain_pyc(tmp_path):
 
 
 def test_tag_changes_when_the_rewriter_changes(tmp_path):
-    """Editing _plan/_emit_ast/_runtime gives a new tag (no stale caches in a dev tree)."""
+    """Editing the rewrite pipeline or the runtime gives a new tag (no stale caches in a
+    dev tree)."""
     fake = tmp_path / "lazify"
     fake.mkdir()
-    for name in ("__init__.py", "_plan.py", "_emit_ast.py", "_importlib_bootstrap.py"):
+    for name in ("__init__.py", *_cache._SHAPING):
         (fake / name).write_text("")
     with open(_cache.__file__, "rb") as f:
         (fake / "_cache.py").write_bytes(f.read())

@@ -332,3 +332,45 @@ def test_internal_error_reported_unless_strict(project, capsys, monkeypatch):
     monkeypatch.setenv("LAZIFY_STRICT", "1")
     with pytest.raises(lazify._emit_cst.EmitError):
         main(["diff", "src/app/lazy.py"])
+
+
+# ---------------------------------------------------------------- settings
+
+
+@pytest.mark.parametrize("command", [["rewrite", "src/app/lazy.py"], ["diff", "src/app"]])
+def test_malformed_tool_lazify_is_a_usage_error(project, capsys, command):
+    """As in ``check``: the message, exit status 2, no traceback and nothing written."""
+    (project / "pyproject.toml").write_text('[tool.lazify]\nexcluding = "oops"\n')
+    assert main(command) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith(f"lazify {command[0]}: ")
+    assert "excluding must be a list" in captured.err
+
+
+@pytest.mark.parametrize("command", [["rewrite", "src/app/lazy.py"], ["diff", "src/app"]])
+def test_malformed_lazify_excluding_is_a_usage_error(project, capsys, monkeypatch, command):
+    monkeypatch.setenv("LAZIFY_EXCLUDING", "app.lazy, not a name")
+    assert main(command) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "not a module name in excluding: 'not a name'" in captured.err
+
+
+def test_rewrite_and_diff_leave_excluded_modules_as_they_are(project, capsys, monkeypatch):
+    """An excluded module is imported plain by the hook: rewrite and diff show it so, as
+    ``check`` reports its imports eager (``excluded``)."""
+    monkeypatch.delenv("LAZIFY_EXCLUDING", raising=False)
+    (project / "pyproject.toml").write_text('[tool.lazify]\nexcluding = ["app.lazy"]\n')
+    assert main(["rewrite", "src/app", "-o", "out"]) == 0
+    files = _files(project / "out")
+    assert files["lazy.py"] == LAZY.encode()
+    assert HEADER.encode() in files["sub/deep.py"]
+    assert main(["diff", "src/app"]) == 0
+    out = capsys.readouterr().out
+    assert "app/lazy.py" not in out and "app/sub/deep.py" in out
+    monkeypatch.setenv("LAZIFY_EXCLUDING", "app")
+    assert main(["diff", "src/app"]) == 0
+    assert capsys.readouterr().out == ""
+    assert main(["check", "--format", "json", "src/app/lazy.py"]) == 0
+    assert '"reason": "excluded"' in capsys.readouterr().out

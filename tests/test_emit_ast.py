@@ -19,7 +19,8 @@ import types
 import pytest
 
 from lazify import _importlib_bootstrap as _runtime
-from lazify._emit_ast import emit, header_index, transform
+from lazify._emit_ast import emit, header_index
+from lazify._rewrite import rewrite_code as transform
 from lazify._plan import plan_module
 from tests._util import fixture_requires
 
