@@ -11,12 +11,9 @@ attribute hit (specializable); a pending one misses the dict and falls into a
 non-data descriptor on the per-module class, which imports, binds the real
 object into the module dict, and deletes itself from the class.
 
-The names the generated code calls (``__lazy_module__``, ``__lazy_import__``,
-``__lazy_from__``, ``__lazy_chain__``, ``__lazy_star__``, ``__lazy_annotated__``,
-``__lazy_annotations__``, ``__lazy_annotate__``, ``__lazy_getattr__``, ``__lazy_result__``,
-``__lazy_globals__``, ``__lazy_lookup__``, ``__lazy_names__``,
-``__lazy_f_globals__``) are the stable
-interface of the cached bytecode: renaming one needs a cache-format bump.
+The names the generated code calls, and what it passes them, are the table in
+:mod:`lazify._entry_points`: the stable interface of the cached bytecode, so
+changing one needs a cache-format bump.
 
 This module is on every user's start-up path: it imports nothing but
 ``sys`` and ``builtins`` (and, on 3.15, the built-in ``_types``).
@@ -1075,26 +1072,29 @@ class _Namespace:
     """Reads a module's globals as attributes: ``__dict__`` is that dict."""
 
     def __lazy_import__(self, *aliases):
+        """``import a.b, c as d``: ``('a.b', None), ('c', 'd')``."""
         state = type(self).__lazify_state__
         lineno = sys._getframe(1).f_lineno
-        for alias in aliases:
-            module, _, asname = alias.partition(" as ")
-            if asname:
+        for module, asname in aliases:
+            if asname is not None:
                 kind = _AS            # ``import a.b as x`` binds a.b itself
                 bound = asname
+                statement = f"import {module} as {asname}"
             else:
                 kind = _TOP
                 bound = module.partition(".")[0]
-            state.register(bound, _Entry(kind, module, 0, None, lineno, f"import {alias}"))
+                statement = f"import {module}"
+            state.register(bound, _Entry(kind, module, 0, None, lineno, statement))
 
     def __lazy_from__(self, module, *aliases):
+        """``from ..m import p, q as r``: ``'..m', ('p', None), ('q', 'r')``."""
         state = type(self).__lazify_state__
         lineno = sys._getframe(1).f_lineno
         name = module.lstrip(".")
         level = len(module) - len(name)
         siblings = [None] if len(aliases) > 1 else None
-        for alias in aliases:
-            attr, _, asname = alias.partition(" as ")
+        for attr, asname in aliases:
+            alias = attr if asname is None else f"{attr} as {asname}"
             state.register(asname or attr, _Entry(
                 _FROM, name, level, attr, lineno, f"from {module} import {alias}", siblings))
 

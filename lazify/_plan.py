@@ -12,11 +12,9 @@ from __future__ import annotations
 import ast
 import sys
 
+from ._entry_points import NAMESPACE
 from ._reasons import Reason
 from ._record import record
-
-#: The one identifier the rewrite injects into a module namespace.
-NAMESPACE = "__lazy__"
 
 Span = tuple  # (lineno, col_offset, end_lineno, end_col_offset)
 
@@ -27,8 +25,11 @@ class ImportedName:
 
     #: the name bound in the module namespace (``a`` for ``import a.b.c``)
     name: str
-    #: the alias as written: ``a.b.c``, ``a.b as x``, ``p``, ``q as r``, ``*``
-    alias: str
+    #: what the alias imports, as written: ``a.b.c`` for ``import a.b.c [as x]``,
+    #: ``p`` for ``from m import p [as q]``, ``*``
+    imported: str
+    #: the ``as`` name, or None
+    asname: str | None
     #: absolute module the statement imports for this name (``a.b.c``;
     #: ``m`` for ``from m import p``; relative imports resolved when the
     #: package is known, else kept with their dots)
@@ -50,6 +51,11 @@ class ImportedName:
     #: namespace (``globals()``, ``eval``, ...): ``(function, line)`` pairs
     resolved_by: tuple = ()
 
+    @property
+    def alias(self) -> str:
+        """The alias as written: ``a.b.c``, ``a.b as x``, ``p``, ``q as r``, ``*``."""
+        return self.imported if self.asname is None else f"{self.imported} as {self.asname}"
+
 
 @record
 class ImportSite:
@@ -64,8 +70,6 @@ class ImportSite:
     #: for "from": the number of leading dots
     level: int
     names: tuple[ImportedName, ...]
-    #: the top-level statement index path, e.g. (3,) or (3, "body", 0)
-    #: is not kept: emitters find the statement by span
 
     @property
     def explicit(self) -> bool:
@@ -79,13 +83,29 @@ class ImportSite:
         lazy = "lazy " if self.explicit else ""
         if self.kind == "import":
             return f"{lazy}import {aliases}"
-        return f"{lazy}from {'.' * self.level}{self.from_module} import {aliases}"
+        return f"{lazy}from {self.module_text} import {aliases}"
+
+    @property
+    def module_text(self) -> str:
+        """For "from": the module as written, with its dots (``..sub``)."""
+        return "." * self.level + self.from_module
+
+    @property
+    def is_star(self) -> bool:
+        """``from m import *``."""
+        return self.kind == "from" and self.names[0].imported == "*"
 
     @property
     def any_lazy(self) -> bool:
         """Whether the rewrite registers some of its names (never for an explicit
         ``lazy import``: it stays as written)."""
         return not self.explicit and any(n.lazy for n in self.names)
+
+    @property
+    def rewritten(self) -> bool:
+        """Whether the emitters replace the statement: it registers lazy names, or
+        it is a star import (which first imports the pending names it copies)."""
+        return self.any_lazy or self.is_star
 
 
 @record
@@ -156,18 +176,8 @@ class GetattrPrologue:
     span: Span
     #: the name of its first parameter
     param: str
-
-
-#: the ``__lazy__`` method each kind of namespace read calls (``eval``/``exec``
-#: get ``__lazy_globals__()`` as their globals)
-NAMESPACE_METHODS = {
-    "globals": "__lazy_globals__",
-    "lookup": "__lazy_lookup__",
-    "contains": "__lazy_lookup__",
-    "names": "__lazy_names__",
-    "frame": "__lazy_f_globals__",
-    "eval": "__lazy_globals__",
-}
+    #: whether its body starts with a docstring, which the prologue goes after
+    after_docstring: bool
 
 
 @record
@@ -177,7 +187,7 @@ class NamespaceRead:
     PEP 690 completes the namespace dict whenever code looks at it; a read
     in a function happens when the function is called, so the module's
     imports stay lazy until then.  The emitters replace the node at ``span``
-    (see :data:`NAMESPACE_METHODS`): ``globals()`` by a call on ``__lazy__``
+    (see :data:`lazify._entry_points.NAMESPACE_READS`): ``globals()`` by a call on ``__lazy__``
     that imports the module's pending names first and returns the real dict,
     ``E.f_globals`` of the running frame likewise, and ``eval(src)`` or
     ``exec(src)`` get those globals and the caller's ``locals()`` as explicit
@@ -214,8 +224,10 @@ class Plan:
     #: if/for/while blocks) that bind ``__getattr__`` other than by a def
     #: with a prologue: the emitters put a chain call right after each
     chain_after: tuple[Span, ...]
-    #: end line of the module docstring / last ``from __future__`` statement
-    #: at the top of the module (0 if none): the header goes after it
+    #: how many statements of the module's body come before the header: the
+    #: docstring and the ``from __future__`` imports (which must stay first)
+    header_index: int
+    #: the end line of the last of those (0 if none)
     header_after_line: int
     #: whether the emitters rewrite the module at all
     rewrite: bool
@@ -234,12 +246,36 @@ class Plan:
     #: reads of the module's own namespace inside functions, in source order
     namespace_reads: tuple[NamespaceRead, ...] = ()
 
+    def edits(self) -> tuple:
+        """Every item an emitter must apply: what :func:`check_applied` checks."""
+        if not self.rewrite:
+            return ()
+        return (*self.references, *(s for s in self.imports if s.rewritten), *self.chain_after,
+                *self.annotation_owners, *self.getattr_prologues, *self.templates,
+                *self.namespace_reads)
+
     @property
     def lazy_names(self) -> frozenset[str]:
         """The names the rewrite registers (explicit ``lazy import`` names are
         the interpreter's)."""
         return frozenset(n.name for s in self.imports for n in s.names
                          if n.lazy and not n.explicit)
+
+
+class EmitError(Exception):
+    """The plan does not match the source: a lazify bug, never a user error."""
+
+
+def check_applied(plan: Plan, applied) -> None:
+    """Raise :class:`EmitError` unless an emitter *applied* every item of ``plan.edits()``.
+
+    A module missing one would raise NameError (an unrouted reference, an unregistered
+    import) or behave otherwise than the plan says, long after it was rewritten.
+    """
+    missing = [item for item in plan.edits() if item not in applied]
+    if missing:
+        raise EmitError(f"plan for module {plan.module!r} does not match the source: "
+                        "no node for " + "; ".join(map(repr, missing)))
 
 
 # --------------------------------------------------------------------------
@@ -325,7 +361,7 @@ class _Site:
         self.module_scope = module_scope
         #: inside an if/for/while/match block: it may never run
         self.in_block = in_block
-        #: (bound name, alias text, signature) per alias
+        #: (bound name, what it imports, asname or None, signature) per alias
         self.bindings = []
 
 
@@ -342,12 +378,6 @@ def walk(node):
 
 def _span(node) -> Span:
     return (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
-
-
-def _alias_text(alias: ast.alias) -> str:
-    if alias.asname is None:
-        return alias.name
-    return f"{alias.name} as {alias.asname}"
 
 
 class _Walker:
@@ -550,7 +580,7 @@ class _Walker:
         params = [*stmt.args.posonlyargs, *stmt.args.args]
         if not params:
             return False
-        self.getattr_prologues.append((_span(stmt), params[0].arg))
+        self.getattr_prologues.append((_span(stmt), params[0].arg, _has_docstring(stmt)))
         return True
 
     def visit_Name(self, node: ast.Name):
@@ -873,13 +903,13 @@ class _Walker:
                     signature = ("import-as", alias.name)
             else:
                 if alias.name == "*":
-                    site.bindings.append(("*", "*", None))
+                    site.bindings.append(("*", "*", None, None))
                     continue
                 bound = alias.asname or alias.name
                 signature = ("from", node.level, node.module, alias.name)
             if bound == NAMESPACE:
                 self.uses_reserved = True
-            site.bindings.append((bound, _alias_text(alias), explicit + signature))
+            site.bindings.append((bound, alias.name, alias.asname, explicit + signature))
             if scope.kind != _MODULE:
                 if bound in scope.global_decl:
                     # An import in a function that declares the name global
@@ -1201,20 +1231,22 @@ def _words(text: str):
 # --------------------------------------------------------------------------
 # The planner.
 
-def _header_after_line(tree: ast.Module) -> int:
-    """End line of the docstring and leading ``from __future__`` imports."""
-    line = 0
+def _has_docstring(node) -> bool:
+    """Whether the body of a module, class or function starts with a docstring."""
+    body = node.body
+    return bool(body) and type(body[0]) is ast.Expr and type(body[0].value) is ast.Constant \
+        and type(body[0].value.value) is str
+
+
+def _header_position(tree: ast.Module) -> tuple:
+    """``(index, end line)`` of the header: after the docstring and the leading
+    ``from __future__`` imports, which must stay first (line 0 if none)."""
     body = tree.body
-    index = 0
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-            and isinstance(body[0].value.value, str):
-        line = body[0].end_lineno
-        index = 1
+    index = 1 if _has_docstring(tree) else 0
     while index < len(body) and isinstance(body[index], ast.ImportFrom) \
             and body[index].module == "__future__" and body[index].level == 0:
-        line = body[index].end_lineno
         index += 1
-    return line
+    return index, body[index - 1].end_lineno if index else 0
 
 
 _STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers", "cases")
@@ -1312,7 +1344,7 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
     signatures = {}
     for site in walker.sites:
         if site.module_scope:
-            for bound, _alias, signature in site.bindings:
+            for bound, _imported, _asname, signature in site.bindings:
                 if signature is not None:
                     signatures.setdefault(bound, set()).add(signature)
     multiply_bound = {
@@ -1369,11 +1401,11 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
         # PEP 810 (3.15+): the interpreter defers it whatever lazify would say
         explicit = bool(getattr(node, "is_lazy", 0))
         names = []
-        for bound, alias_text, signature in site.bindings:
+        for bound, imported, asname, signature in site.bindings:
             if is_from:
                 target = resolve_module("from", node.module or "", node.level, package)
             else:
-                target = alias_text.partition(" as ")[0]
+                target = imported
             unused = (bound not in global_loads and bound not in walker.annotation_names
                       and bound not in walker.exported)
             if explicit:
@@ -1387,7 +1419,7 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
                 if reason is None:
                     reason = _hazard(site, node, bound, target, is_from, unused, package,
                                      is_package, walker, signatures, markers, extensions,
-                                     alias_text)
+                                     imported)
             loads = global_loads.get(bound, ()) if reason is None else ()
             at_import = [ld.node.lineno for ld in loads if ld.at_import]
             mentioned = bound in walker.annotation_names
@@ -1398,7 +1430,7 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
                     {**readers_all, **readers_of.get(bound, {})}.items(),
                     key=lambda item: (item[1], item[0])))
             names.append(ImportedName(
-                name=bound, alias=alias_text, module=target, lazy=reason is None,
+                name=bound, imported=imported, asname=asname, module=target, lazy=reason is None,
                 reason=reason, used_at_import=min(at_import) if at_import else None,
                 unused=reason is None and unused and not resolved_by,
                 in_annotations=in_annotations, explicit=explicit, resolved_by=resolved_by))
@@ -1420,11 +1452,11 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
                 templates.setdefault(ld.template, set()).add(name)
     references = tuple(sorted(references, key=lambda ref: ref.span))
     unconditional = {bound for site in walker.sites if not site.in_block
-                     for bound, _alias, _sig in site.bindings}
+                     for bound, _imported, _asname, _sig in site.bindings}
     fallback_names = tuple(sorted(
         name for name in lazy_names
         if name in _BUILTIN_NAMES or name not in unconditional))
-    has_star = any(n.alias == "*" for site in imports for n in site.names)
+    has_star = any(site.is_star for site in imports)
     rewrite = not excluded and not walker.uses_reserved \
         and bool(lazy_names or has_star or is_package)
     owners = []
@@ -1433,14 +1465,16 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
             names = mentioned & lazy_names
             if names:
                 owners.append(AnnotationOwner(kind=kind, span=span, names=tuple(sorted(names))))
+    header_index, header_after_line = _header_position(tree)
     return Plan(
         module=module, is_package=is_package, imports=tuple(imports),
         references=references if rewrite else (),
         chain_after=tuple(walker.chain_after) if rewrite else (),
         getattr_prologues=tuple(
-            GetattrPrologue(span=span, param=param) for span, param in walker.getattr_prologues
+            GetattrPrologue(span=span, param=param, after_docstring=doc)
+            for span, param, doc in walker.getattr_prologues
         ) if rewrite else (),
-        header_after_line=_header_after_line(tree),
+        header_index=header_index, header_after_line=header_after_line,
         fallback_names=fallback_names if rewrite else (), rewrite=rewrite,
         annotation_owners=tuple(sorted(owners, key=lambda owner: owner.span)),
         templates=tuple(TemplateString(span=span, names=tuple(sorted(names)))
@@ -1487,14 +1521,14 @@ def _own_submodule(target, package):
 
 
 def _hazard(site, node, bound, target, is_from, unused, package, is_package, walker,
-            signatures, markers, extensions, alias_text):
+            signatures, markers, extensions, imported):
     """Why an import PEP 690 would make lazy must stay eager for the program to
     work: it shows that importing it matters, or that its import must happen
     where it is written."""
     if is_package and extensions:
         sub = _own_submodule(target, package)
         if sub is None and is_from and target == package:
-            sub = alias_text.partition(" as ")[0]       # from . import sub
+            sub = imported                              # from . import sub
         if sub in extensions:
             # pandas._libs.tslibs: its extension modules import each other in C,
             # where nothing is deferred, and rely on the order the package

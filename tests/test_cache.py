@@ -618,3 +618,14 @@ def test_concurrent_writers_leave_a_valid_cache(monkeypatch, tmp_path):
     assert results == [[]] * 8
     assert _cache.read_cached(src) is not None
     assert sorted(os.listdir(tree / "__pycache__")) == [os.path.basename(_cache.cache_path(src))]
+
+
+def test_cache_format_moves_with_the_entry_points():
+    """The generated code calls the runtime by the names in lazify._entry_points: when the
+    table changes, CACHE_FORMAT must be bumped (pycs of the old format would call names
+    that are gone) and the new digest recorded beside it."""
+    from lazify import _entry_points
+
+    assert _entry_points.digest() == _cache.ENTRY_POINTS_DIGEST, (
+        "lazify._entry_points changed: bump CACHE_FORMAT in lazify/_cache.py and set "
+        f"ENTRY_POINTS_DIGEST = {_entry_points.digest()!r}")

@@ -13,11 +13,11 @@ import pytest
 from lazify._cli import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HEADER = "from lazify._importlib_bootstrap import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())"
+from lazify._emit_cst import HEADER
 
 LAZY = "import json\n\n\ndef f():\n    return json.dumps(1)  # keep me\n"
 LAZY_REWRITTEN = (
-    f"{HEADER}; __lazy__.__lazy_import__('json')\n\n\n"
+    f"{HEADER}; __lazy__.__lazy_import__(('json', None))\n\n\n"
     "def f():\n    return __lazy__.json.dumps(1)  # keep me\n"
 )
 PLAIN = "x = 1  # nothing to rewrite\n"
@@ -81,7 +81,7 @@ def test_rewrite_keeps_encoding_and_newlines(tmp_path, capsysbinary):
     out = capsysbinary.readouterr().out
     assert out == (
         b'# -*- coding: latin-1 -*-\r\n'
-        + HEADER.encode() + b"; __lazy__.__lazy_import__('json')\r\n"
+        + HEADER.encode() + b"; __lazy__.__lazy_import__(('json', None))\r\n"
         b's = "\xe9"\r\nprint(__lazy__.json.dumps(s))\r\n'
     )
 
@@ -94,7 +94,7 @@ def test_rewrite_tree(project):
     assert files["lazy.py"] == LAZY_REWRITTEN.encode()
     assert files["plain.py"] == PLAIN.encode()  # nothing to rewrite: written unchanged
     assert files["__init__.py"] == f'"""The app."""\n{HEADER}\n'.encode()  # a package always gets the header
-    assert b"__lazy__.__lazy_from__('..', 'lazy')" in files["sub/deep.py"]
+    assert b"__lazy__.__lazy_from__('..', ('lazy', None))" in files["sub/deep.py"]
 
 
 def test_rewrite_single_file_to_output(project):
@@ -144,7 +144,7 @@ def test_diff_prints_changed_files_only(project, capsys):
     ]
     assert "plain.py" not in out
     assert "-import json\n" in out
-    assert f"+{HEADER}; __lazy__.__lazy_import__('json')\n" in out
+    assert f"+{HEADER}; __lazy__.__lazy_import__(('json', None))\n" in out
     assert "+    return __lazy__.json.dumps(1)  # keep me\n" in out
 
 
@@ -253,7 +253,7 @@ def test_examples_ci_check_fails_on_an_unreviewed_change(tmp_path):
         env={**os.environ, "PYTHONPATH": ROOT},
     )
     assert result.returncode == 1
-    assert "+__lazy__.__lazy_import__('textwrap')" in result.stdout
+    assert "+__lazy__.__lazy_import__(('textwrap', None))" in result.stdout
 
 
 def test_examples_ci_rewritten_copy_runs_like_the_app():

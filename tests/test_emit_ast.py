@@ -19,7 +19,7 @@ import types
 import pytest
 
 from lazify import _importlib_bootstrap as _runtime
-from lazify._emit_ast import emit, header_index
+from lazify._emit_ast import emit
 from lazify._rewrite import rewrite_code as transform
 from lazify._plan import plan_module
 from tests._util import fixture_requires
@@ -70,12 +70,12 @@ def test_positions_of_user_code_are_kept(case):
     original = _positions(compile(tree, "input.py", "exec", dont_inherit=True))
     rewritten = _positions(transform(source, "input.py", module="pkg.input"))
     skip = _generated_lines(tree)
-    first = tree.body[header_index(tree)] if header_index(tree) < len(tree.body) else None
+    plan = plan_module(tree, module="pkg.input")
+    first = tree.body[plan.header_index] if plan.header_index < len(tree.body) else None
     header_line = first.lineno if first is not None else None
     # chain calls, annotation decorators and statements sit, zero-width, at the start
     # of the statement they follow or belong to; so do the calls that stand for a
     # multi-line namespace read (``exec(`` over several lines)
-    plan = plan_module(tree, module="pkg.input")
     spans = [*plan.chain_after, *(owner.span for owner in plan.annotation_owners),
              *(read.span for read in plan.namespace_reads)]
     chains = {(l, l, c, c) for (l, c, _el, _ec) in spans}
@@ -233,3 +233,78 @@ def test_differential_run(name):
         if lazy:
             assert "__lazy__" in namespace
     assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("drop", ["references", "imports", "chain_after", "annotation_owners",
+                                  "getattr_prologues", "namespace_reads"])
+def test_plan_item_that_matches_no_node_fails_the_rewrite(drop):
+    """As the libcst emitter does: an item of the plan the emitter found no node for is
+    a lazify bug, reported now (EmitError), not as a NameError when the module runs."""
+    from lazify._plan import EmitError
+
+    source = textwrap.dedent('''\
+        from __future__ import annotations
+        import json
+        def __getattr__(name):
+            return name
+        __getattr__ = __getattr__
+        def f(x: json.JSONDecoder):
+            return json.dumps(globals())
+        ''')
+    tree = ast.parse(source)
+    plan = plan_module(tree, module="m")
+    assert getattr(plan, drop), drop
+    emit(ast.parse(source), plan)          # the plan as it is applies
+    with pytest.raises(EmitError, match="no node for"):
+        emit(ast.parse(source), _moved(plan, drop))
+
+
+def _moved(plan, field):
+    """``plan`` with the first item of ``field`` the emitter applies moved 40 lines down,
+    where nothing is."""
+    from lazify._plan import Plan
+
+    items = getattr(plan, field)
+    index = next(i for i, item in enumerate(items) if item in plan.edits())
+    first = items[index]
+    if isinstance(first, tuple) and not hasattr(first, "span"):
+        moved = (first[0] + 40, *first[1:])
+    else:
+        span = first.span
+        moved = type(first)(**{**{f: getattr(first, f) for f in first.__slots__},
+                               "span": (span[0] + 40, *span[1:])})
+    values = {f: getattr(plan, f) for f in Plan.__slots__}
+    values[field] = (*items[:index], moved, *items[index + 1:])
+    return Plan(**values)
+
+
+def test_hook_falls_back_when_the_plan_does_not_fit(tmp_path):
+    """The hook turns an EmitError into its usual fallback: the plain import and a
+    warning naming the module; under LAZIFY_STRICT it raises."""
+    from tests._util import run_python
+
+    (tmp_path / "mod.py").write_text("import json\ndef f():\n    return json.dumps(1)\n")
+    code = textwrap.dedent('''\
+        import warnings, lazify, lazify._rewrite as pipeline
+        from lazify._plan import Plan, Reference
+        real = pipeline.plan_source
+        def wrong(*args, **kwargs):
+            plan = real(*args, **kwargs)
+            values = {f: getattr(plan, f) for f in Plan.__slots__}
+            values["references"] += (Reference("json", (9, 0, 9, 4), False),)
+            return Plan(**values)
+        pipeline.plan_source = wrong
+        lazify.install()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            import mod
+        print(mod.f(), lazify.is_lazy_import(vars(mod), "json"), "__lazy__" in vars(mod))
+        print(caught[0].message)
+        ''')
+    proc = run_python(code, cwd=tmp_path, env_extra={"LAZIFY_STRICT": None})
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "1 False False", proc.stderr
+    assert "lazify could not rewrite module 'mod'" in lines[1]
+    assert "EmitError" in lines[1] and "no node for Reference(name='json'" in lines[1]
+    strict = run_python(code, cwd=tmp_path)
+    assert strict.returncode != 0 and "EmitError" in strict.stderr

@@ -147,14 +147,26 @@ def test_no_rewrite_returns_the_source_object():
     assert emit_cst(data.decode(), plan) == data.decode()
 
 
-def test_libcst_is_imported_only_when_emitting():
-    code = (
-        "import sys, lazify._emit_cst\n"
-        "assert 'libcst' not in sys.modules, 'imported at module import time'\n"
-    )
+@pytest.mark.parametrize(
+    "modules, unwanted",
+    [
+        # a program's start-up: the hook, the runtime and the rewrite pipeline
+        (["lazify", "lazify._hook", "lazify._importlib_bootstrap", "lazify._rewrite"],
+         ["libcst", "argparse"]),
+        # the command line imports libcst only where it emits (rewrite/diff)
+        (["lazify._cli", "lazify._diff", "lazify._compile"], ["libcst"]),
+    ],
+    ids=["start-up", "command-line"],
+)
+def test_libcst_and_argparse_stay_off_the_import_path(modules, unwanted):
     import subprocess
 
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=os.path.dirname(HERE))
+    code = (f"import sys\nimport {', '.join(modules)}\n"
+            f"print(sorted(m for m in {unwanted!r} if m in sys.modules))\n")
+    proc = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True,
+                          cwd=os.path.dirname(HERE))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
 
 
 # ---------------------------------------------------------------- hand-made plans
@@ -167,19 +179,21 @@ def _site(span, kind, names, from_module="", level=0):
         from_module=from_module,
         level=level,
         names=tuple(
-            ImportedName(name=b, alias=a, module=a, lazy=lazy, reason=None, used_at_import=None, unused=False)
+            ImportedName(name=b, imported=a, asname=None, module=a, lazy=lazy, reason=None,
+                         used_at_import=None, unused=False)
             for b, a, lazy in names
         ),
     )
 
 
-def _hand_plan(imports=(), references=(), chain_after=(), header_after_line=0):
+def _hand_plan(imports=(), references=(), chain_after=(), header_index=0, header_after_line=0):
     return Plan(
         module="m",
         is_package=False,
         imports=tuple(imports),
         references=tuple(references),
         chain_after=tuple(chain_after),
+        header_index=header_index,
         header_after_line=header_after_line,
         rewrite=True,
     )
@@ -193,7 +207,7 @@ def test_hand_plan_applies_only_the_plan():
         references=[Reference("b", (2, 9, 2, 10), True)],
     )
     assert emit_cst(source, plan) == (
-        f"{HEADER}; import a; __lazy__.__lazy_import__('b')\nprint(a, __lazy__.b)\n"
+        f"{HEADER}; import a; __lazy__.__lazy_import__(('b', None))\nprint(a, __lazy__.b)\n"
     )
 
 

@@ -719,3 +719,17 @@ def test_a_module_reading_its_own_frame_globals_sees_its_imports(tmp_path):
     assert plain.stdout.splitlines() == ["heavy executed", "json inspect", "__main__ True", "42"]
     out = lazy_output(tmp_path, files)
     assert out.splitlines() == ["json inspect", "__main__ False", "heavy executed", "42"]
+
+
+def test_runtime_defines_every_entry_point():
+    """Every name the emitters spell from lazify._entry_points exists on the runtime."""
+    from lazify import _entry_points as ep
+    from lazify import _importlib_bootstrap as _runtime
+
+    assert _runtime.__name__ == ep.RUNTIME
+    assert callable(getattr(_runtime, ep.FACTORY))
+    namespace = getattr(_runtime, ep.FACTORY)({"__name__": "entry_points_probe"})
+    assert type(namespace).__name__ == ep.NAMESPACE
+    assert set(ep.NAMESPACE_READS.values()) <= set(ep.METHODS)
+    for method in ep.METHODS:
+        assert callable(getattr(type(namespace), method, None)), method
