@@ -12,7 +12,8 @@ import ast
 from _bisect import bisect_left
 
 from . import _entry_points as ep
-from ._plan import Plan, check_applied, deep_recursion, walk
+from ._facts import deep_recursion, walk
+from ._plan import Plan, check_applied
 
 
 def _located(node, span):

@@ -13,7 +13,7 @@ from importlib.machinery import EXTENSION_SUFFIXES
 
 import pytest
 
-from lazify import _cli, _plan, _reasons
+from lazify import _cli, _reasons
 from lazify._cli import main
 from tests._util import ROOT, run_python
 
