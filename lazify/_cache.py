@@ -17,7 +17,7 @@ import marshal
 import os
 import sys
 import time
-from importlib import _bootstrap_external
+import _frozen_importlib_external as _bootstrap_external
 
 #: lazify's version (kept here: importing lazify/__init__.py from the hook
 #: would be an import cycle).  Part of the cache tag.
@@ -56,12 +56,17 @@ def _sources_fingerprint() -> str:
     """Hash (size, mtime_ns) of the modules that shape the generated code.
 
     Mixed into the tag so that editing the planner, emitter or runtime in a
-    development tree invalidates every cache (beartype needs a fixture that
+    development tree (a checkout: ``pyproject.toml`` beside the package) invalidates every cache (beartype needs a fixture that
     deletes all bytecode because its tag does not change between commits).
     The hash is the SipHash CPython uses for hash-based pycs, already in
     ``_imp``, rather than ``zlib.crc32``: importing zlib costs about 0.3 ms.
     """
     here = os.path.dirname(os.path.abspath(__file__))
+    if not os.path.exists(os.path.join(os.path.dirname(here), "pyproject.toml")):
+        # an installed release, not a source checkout: its sources change only
+        # with its version, which the tag carries already (one stat, not seven,
+        # on every start)
+        return "0"
     parts = []
     for name in _SHAPING:
         try:
@@ -487,3 +492,74 @@ def write_cached(
         return fallback
     except Exception:
         return None
+
+
+# ------------------------------------------------------ the rewriter's dependencies
+# The measurement lazify._rewriter_deps takes once per interpreter and lazify is
+# kept beside lazify's own bytecode (else in the per-user cache), so that later
+# starts read one small file and import nothing for it.
+
+def rewriter_deps_path(root: str | None = None) -> str | None:
+    """Where the measurement for this interpreter and lazify is kept: beside
+    lazify's own bytecode, or under ``root``."""
+    tag = sys.implementation.cache_tag
+    if tag is None:
+        return None
+    name = f"rewriter-deps.{tag}.{sys.hexversion:x}.{FORMAT}.txt"
+    if root is not None:
+        return os.path.join(root, name)
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_plan.py")
+    try:
+        return os.path.join(os.path.dirname(_cache_from_source(here)), name)
+    except (NotImplementedError, ValueError):
+        return None
+
+
+def _rewriter_deps_fallback() -> str | None:
+    root = fallback_root()
+    return None if root is None else os.path.join(root, "meta")
+
+
+def _read_names(path):
+    try:
+        with open(path, "rb") as f:
+            text = f.read().decode("ascii")
+    except (OSError, ValueError, TypeError):
+        return None
+    names = text.split()
+    if "lazify" not in names:
+        return None                      # truncated or foreign: measure again
+    return frozenset(names)
+
+
+def read_rewriter_deps() -> frozenset | None:
+    """The kept measurement, or None."""
+    names = _read_names(rewriter_deps_path())
+    if names is None:
+        root = fallback_root()
+        if root is not None and _fallback_trusted(root):
+            names = _read_names(rewriter_deps_path(_rewriter_deps_fallback()))
+    return names
+
+
+def write_rewriter_deps(names) -> bool:
+    """Keep a measurement beside lazify's bytecode, else in the per-user cache."""
+    data = " ".join(sorted(names)).encode("ascii") + b"\n"
+    primary = rewriter_deps_path()
+    if primary is not None:
+        try:
+            _make_dirs(os.path.dirname(primary))
+            write_atomic(primary, data)
+            return True
+        except OSError:
+            pass
+    root = fallback_root()
+    if root is None or not _fallback_ready(root):
+        return False
+    try:
+        path = rewriter_deps_path(_rewriter_deps_fallback())
+        _make_dirs(os.path.dirname(path), 0o700)
+        write_atomic(path, data, 0o600)
+        return True
+    except OSError:
+        return False

@@ -19,11 +19,19 @@ import _thread
 import _warnings
 import os
 import sys
-from importlib import machinery
 
-from . import _cache, _rewriter_deps
+# CPython's own loaders, from the frozen module importlib.machinery re-exports:
+# importing the importlib package costs warnings and more at every start
+import _frozen_importlib_external
 
-SourceFileLoader = machinery.SourceFileLoader
+from . import _cache
+
+SourceFileLoader = _frozen_importlib_external.SourceFileLoader
+
+#: top-level packages never rewritten whatever the rewriter imports: lazify
+#: itself, importlib (the finder and loader) and what decoding a source file
+#: can import
+MACHINERY = frozenset({"lazify", "importlib", "encodings", "codecs"})
 
 #: top-level packages never rewritten: the hook's machinery and every module
 #: the rewriter imports, measured on this interpreter by :mod:`_rewriter_deps`
@@ -53,12 +61,14 @@ def _debug(message: str) -> None:
 
 
 def _never(fullname: str) -> bool:
-    return fullname.partition(".")[0] in (_PLAIN or _rewriter_deps.MACHINERY)
+    return fullname.partition(".")[0] in (_PLAIN or MACHINERY)
 
 
 def _import_rewriter():
     busy, _state.busy = _state.busy, True
     try:
+        from . import _rewriter_deps
+
         _rewriter_deps.exercise()
     finally:
         _state.busy = busy
@@ -68,7 +78,12 @@ def plain_modules() -> frozenset:
     """The top-level packages the hook never rewrites (measured once per process)."""
     global _PLAIN
     if _PLAIN is None:
-        _PLAIN = _rewriter_deps.plain_modules(_import_rewriter)
+        names = _cache.read_rewriter_deps()
+        if names is None:
+            from . import _rewriter_deps
+
+            names = _rewriter_deps.measured(_import_rewriter)
+        _PLAIN = MACHINERY | names
     return _PLAIN
 
 

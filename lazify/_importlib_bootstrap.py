@@ -29,8 +29,28 @@ module that warns with ``stacklevel=2`` while it is imported, and a package
 import builtins
 import sys
 from _thread import _local, get_ident
+from _weakref import ref
 
 _MISSING = object()
+_EMPTY = frozenset()
+
+#: per-module classes given back by modules that have nothing pending any more,
+#: handed to the next module that needs one (making a class costs more than the
+#: rest of a module's registrations together)
+_free_classes = []
+_FREE_CLASSES = 16
+_NO_DICT = {}
+
+
+def _absolute(module, level, package):
+    """The absolute name of ``from .{level}module import``, or None."""
+    if not package:
+        return None
+    parts = package.split(".")
+    if level - 1 > len(parts) - 1:
+        return None
+    base = ".".join(parts[: len(parts) - level + 1])
+    return f"{base}.{module}" if module else base
 
 if sys.version_info >= (3, 15):
     # PEP 810: what a ``lazy import`` binds until first use (types.LazyImportType)
@@ -126,17 +146,17 @@ _TOP, _AS, _FROM = range(3)
 class _Entry:
     """How to import one pending name, and where the statement was."""
 
-    __slots__ = ("kind", "module", "level", "attr", "submodules", "lineno", "statement",
+    __slots__ = ("kind", "module", "level", "attr", "asname", "submodules", "lineno",
                  "siblings")
 
-    def __init__(self, kind, module, level, attr, lineno, statement, siblings=None):
+    def __init__(self, kind, module, level, attr, asname, lineno, siblings=None):
         self.kind = kind
         self.module = module          # as written, without leading dots
         self.level = level
         self.attr = attr              # _FROM: the name imported from module
+        self.asname = asname          # None without "as"
         self.submodules = [module] if kind == _TOP else None
         self.lineno = lineno
-        self.statement = statement
         #: _FROM: a one-item list shared by the names of one statement; it
         #: holds the module the first of them was resolved from, so that
         #: ``from m import a, b`` binds both from the same module object
@@ -187,17 +207,21 @@ class _Entry:
         raise ImportError(f"cannot import name {self.attr!r} from {source} ({location})",
                           name=module_name, path=getattr(module, "__file__", None))
 
+    @property
+    def statement(self):
+        """The statement, for messages: ``from ..m import a as b``."""
+        alias = self.module if self.kind != _FROM else self.attr
+        if self.asname is not None:
+            alias = f"{alias} as {self.asname}"
+        if self.kind != _FROM:
+            return f"import {alias}"
+        return f"from {'.' * self.level}{self.module} import {alias}"
+
     def absolute(self, package):
         """Absolute name of the module the statement imports (best effort)."""
         if not self.level:
             return self.module
-        if not package:
-            return None
-        parts = package.split(".")
-        if self.level - 1 > len(parts) - 1:
-            return None
-        base = ".".join(parts[: len(parts) - self.level + 1])
-        return f"{base}.{self.module}" if self.module else base
+        return _absolute(self.module, self.level, package)
 
 
 # ---------------------------------------------------------------------------
@@ -285,7 +309,7 @@ def _guarded(frame) -> bool:
     if code.co_name == "<module>":
         owner = frame.f_globals.get("__lazy__")
         if isinstance(owner, _Namespace):
-            state = type(owner).__lazify_state__
+            state = owner.__lazify_state__
             if state.guarded is None:
                 state.guarded = _guarded(frame)
             if state.guarded:
@@ -340,9 +364,26 @@ def _loaded(name):
 # loaded it, so rewritten packages keep a ``__getattr__`` that imports their
 # own submodules (DESIGN.md, "Details"); it leaves them when nothing is
 # pending anywhere.
+#
+# Both registries hold weak references: a rewritten module removed from
+# sys.modules and no longer referenced is freed like any other.
 _pending = [0]              # pending entries in all modules
-_all_states: list = []      # states of all rewritten modules, in creation order
-_package_states: list = []  # the rewritten packages among them
+#: id(state) -> weak reference, for the modules with pending entries, in the
+#: order they got their first one
+_pending_states = {}
+#: id(state) -> weak reference, for every rewritten package
+_package_states = {}
+
+
+def _track(registry, state):
+    key = id(state)
+    registry[key] = ref(state, lambda _dead, key=key: registry.pop(key, None))
+
+
+def _states(registry):
+    """The live states of a registry, as a list (it changes while resolving)."""
+    return [state for state in (weak() for weak in list(registry.values()))
+            if state is not None]
 
 
 def _find_spec(fullname, path):
@@ -373,7 +414,7 @@ def _catch_up(fullname, found, all_pending):
         progress = True
         while progress and not found():
             progress = False
-            for state in list(_all_states):
+            for state in _states(_pending_states):
                 for name in list(state.pending):
                     entry = state.pending.get(name)
                     if entry is None or name in state.namespace or entry in _failed_catch_up:
@@ -397,11 +438,11 @@ def _pending_changed(delta):
     before = _pending[0]
     after = _pending[0] = before + delta
     if before == 0 and after > 0:
-        for state in _package_states:
+        for state in _states(_package_states):
             if not state.installed:
                 state.install()
     elif after == 0 and before > 0:
-        for state in _package_states:
+        for state in _states(_package_states):
             state.maybe_uninstall()
 
 
@@ -411,11 +452,14 @@ def _pending_changed(delta):
 class _ModuleState:
     __slots__ = ("namespace", "cls", "name", "package", "is_package", "pending",
                  "getattr_fn", "dir_fn", "user_getattr", "user_getattr_line", "installed",
-                 "not_submodules", "generation", "excluded", "resolving", "guarded")
+                 "not_submodules", "generation", "excluded", "resolving", "guarded",
+                 "unbound", "instance", "all_lazy", "__weakref__")
 
-    def __init__(self, namespace, cls):
+    def __init__(self, namespace, instance):
         self.namespace = namespace
-        self.cls = cls
+        #: the module's ``__lazy__``, and its class of its own while it has one
+        self.instance = instance
+        self.cls = None
         self.name = namespace.get("__name__") or ""
         self.is_package = "__path__" in namespace
         package = namespace.get("__package__")
@@ -423,8 +467,8 @@ class _ModuleState:
             package = self.name if self.is_package else self.name.rpartition(".")[0]
         self.package = package
         self.pending = {}
-        self.getattr_fn = _make_getattr(self)
-        self.dir_fn = _make_dir(self)
+        #: lazify's PEP 562 hooks for this module, made when first installed
+        self.getattr_fn = self.dir_fn = None
         #: the module's own ``__getattr__`` when lazify's wraps it (one bound
         #: other than by a ``def`` with lazify's prologue), and its line (0:
         #: unknown, taken as bound before everything)
@@ -432,21 +476,31 @@ class _ModuleState:
         self.user_getattr_line = 0
         self.installed = False
         self.not_submodules = set()
+        #: the settings generation this module's view of them is from; whether
+        #: it is excluded, and whether all its statements are lazy, in that view
         self.generation = -1
         self.excluded = False
+        self.all_lazy = False
         #: (name, thread id) -> (depth, line of the statement): deferred
         #: imports of this module running now
         self.resolving = {}
         #: imported where an ImportError is caught (see :func:`_guarded`); None
         #: until a deferred import of a package not loaded yet needs to know
         self.guarded = None
-        _all_states.append(self)
+        #: fallback names whose _Unbound descriptor is on the class
+        self.unbound = _EMPTY
         if self.is_package and self.name:
-            _package_states.append(self)
+            _track(_package_states, self)
             if _pending[0]:
                 self.install()
 
     # -- decisions ----------------------------------------------------------
+
+    def _refresh(self):
+        """Take the settings in again after set_lazy_imports()/install()."""
+        self.excluded = is_excluded(self.name)
+        self.all_lazy = _settings.enabled and not self.excluded
+        self.generation = _settings.generation
 
     def lazy_for(self, entry) -> bool:
         """Lazy or eager, decided when the statement executes."""
@@ -455,14 +509,97 @@ class _ModuleState:
             target = entry.absolute(self.package)
             if target is not None and target in explicit:
                 return True
-        if not _settings.enabled:
-            return False
         if self.generation != _settings.generation:
-            self.excluded = is_excluded(self.name)
-            self.generation = _settings.generation
-        return not self.excluded
+            self._refresh()
+        return self.all_lazy
 
     # -- registration -------------------------------------------------------
+    #
+    # Every rewritten module runs these for each of its imports, so the common
+    # case is kept short: an import whose target is already fully imported is
+    # bound at once, without making a pending entry (costs nothing, keeps the
+    # namespace complete); everything else goes through register().
+
+    def register_import(self, module, asname, frame):
+        """``import module`` (``as asname``), the statement running in ``frame``
+        (its line is worked out only for a pending entry: that costs more than
+        the rest of a registration)."""
+        if asname is None:
+            bound = module.partition(".")[0]
+        else:
+            bound = asname
+        if self.generation != _settings.generation:
+            self._refresh()
+        if not self.all_lazy or bound in self.pending:
+            return self.register(bound, _Entry(_TOP if asname is None else _AS, module, 0,
+                                                None, asname, frame.f_lineno))
+        modules = sys.modules
+        found = modules.get(module)
+        if found is None or getattr(getattr(found, "__spec__", None), "_initializing", False):
+            return self.register(bound, _Entry(_TOP if asname is None else _AS, module, 0,
+                                                None, asname, frame.f_lineno))
+        if asname is None and bound != module:
+            found = modules.get(bound)
+            if found is None or getattr(getattr(found, "__spec__", None), "_initializing",
+                                        False):
+                return self.register(bound, _Entry(_TOP, module, 0, None, None, frame.f_lineno))
+        self.namespace[bound] = found
+        if bound in self.unbound:
+            self._forget_unbound(bound)
+
+    def register_from(self, module, level, attr, asname, frame, siblings):
+        """``from module import attr`` (``as asname``), the statement running in
+        ``frame``."""
+        bound = attr if asname is None else asname
+        if self.generation != _settings.generation:
+            self._refresh()
+        if self.all_lazy and bound not in self.pending:
+            target = module if not level else _absolute(module, level, self.package)
+            found = sys.modules.get(target) if target is not None else None
+            if found is not None and not getattr(getattr(found, "__spec__", None),
+                                                 "_initializing", False):
+                # never through the module's own __getattr__ (lazy_loader packages)
+                value = getattr(found, "__dict__", _NO_DICT).get(attr, _MISSING)
+                if value is not _MISSING and (_LazyImportType is None
+                                              or type(value) is not _LazyImportType):
+                    self.namespace[bound] = value
+                    if bound in self.unbound:
+                        self._forget_unbound(bound)
+                    return
+        self.register(bound, _Entry(_FROM, module, level, attr, asname, frame.f_lineno,
+                                    siblings))
+
+    def _forget_unbound(self, name):
+        """A fallback-named name got bound: its _Unbound descriptor goes (the
+        instance dict wins, but only a class without it is specialized)."""
+        self.unbound.discard(name)
+        self._drop_descriptor(name)
+
+    def own_class(self):
+        """The module's own subclass of _Namespace, put on ``__lazy__`` when
+        first needed: one another module gave back, or a new one."""
+        cls = self.cls
+        if cls is None:
+            cls = self.cls = (_free_classes.pop() if _free_classes else
+                              type("__lazy__", (_Namespace,), {"__slots__": ()}))
+            self.instance.__class__ = cls
+        return cls
+
+    def _drop_descriptor(self, name):
+        """Take a name's descriptor off the module's class; back to the shared
+        class once it holds none (what CPython specializes best)."""
+        cls = self.cls
+        if cls is None:
+            return
+        try:
+            delattr(cls, name)
+        except AttributeError:
+            pass
+        if not self.pending and not self.unbound:
+            self.instance.__class__ = _Namespace
+            self.cls = None
+            if len(_free_classes) < _FREE_CLASSES:
+                _free_classes.append(cls)      # no descriptor left on it
 
     def register(self, bound, entry):
         namespace = self.namespace
@@ -480,16 +617,18 @@ class _ModuleState:
             namespace[bound] = value
             if existing is not None:
                 self._unpend(bound, existing)
-            elif bound in self.cls.__dict__:
-                delattr(self.cls, bound)   # an _Unbound fallback
+            elif bound in self.unbound:
+                self._forget_unbound(bound)
             return
         if existing is None and not entry.level:
             _check_found(self, entry)
         namespace.pop(bound, None)
         if existing is None:
+            if not self.pending:
+                _track(_pending_states, self)
             _pending_changed(1)
         self.pending[bound] = entry
-        setattr(self.cls, bound, _Pending(self, bound))
+        setattr(self.own_class(), bound, _Pending(self, bound))
         if not self.installed:
             self.install()
 
@@ -646,11 +785,9 @@ class _ModuleState:
         if self.pending.get(name) is not entry:
             return
         del self.pending[name]
-        try:
-            delattr(self.cls, name)
-        except AttributeError:
-            pass
+        self._drop_descriptor(name)
         if not self.pending:
+            _pending_states.pop(id(self), None)
             self.maybe_uninstall()
         _pending_changed(-1)
 
@@ -672,6 +809,9 @@ class _ModuleState:
         returns, as in the eager program.
         """
         namespace = self.namespace
+        if self.getattr_fn is None:
+            self.getattr_fn = _make_getattr(self)
+            self.dir_fn = _make_dir(self)
         current = namespace.get("__getattr__")
         if current is None or current is self.getattr_fn:
             namespace["__getattr__"] = self.getattr_fn
@@ -1051,14 +1191,15 @@ def _names(state):
     pending or hooks in it, a copy with the keys an eager module has (the
     pending names, with None for values; lazify's own hooks left out)."""
     namespace = state.namespace
-    hooks = namespace.get("__getattr__") is state.getattr_fn \
-        or namespace.get("__dir__") is state.dir_fn
+    hooks = state.getattr_fn is not None and (
+        namespace.get("__getattr__") is state.getattr_fn
+        or namespace.get("__dir__") is state.dir_fn)
     if not state.pending and not hooks:
         return namespace
     names = dict(namespace)
-    if names.get("__getattr__") is state.getattr_fn and state.user_getattr is None:
+    if hooks and names.get("__getattr__") is state.getattr_fn and state.user_getattr is None:
         del names["__getattr__"]
-    if names.get("__dir__") is state.dir_fn:
+    if hooks and names.get("__dir__") is state.dir_fn:
         del names["__dir__"]
     for name in state.pending:
         names.setdefault(name, None)
@@ -1069,38 +1210,38 @@ def _names(state):
 # The namespace object.
 
 class _Namespace:
-    """Reads a module's globals as attributes: ``__dict__`` is that dict."""
+    """Reads a module's globals as attributes: ``__dict__`` is that dict.
+
+    Every module's ``__lazy__`` starts as an instance of this one shared class,
+    whose attribute loads CPython specializes as plain instance-dict hits.  A
+    module with pending names gets a subclass of its own for as long as it has
+    any, holding a descriptor per pending name (a miss of the dict); making a
+    class costs more than the rest of a module's registrations together, so
+    modules whose imports are all loaded already never make one.
+    """
+
+    __slots__ = ("__dict__", "__lazify_state__")
 
     def __lazy_import__(self, *aliases):
         """``import a.b, c as d``: ``('a.b', None), ('c', 'd')``."""
-        state = type(self).__lazify_state__
-        lineno = sys._getframe(1).f_lineno
+        state = self.__lazify_state__
+        frame = sys._getframe(1)
         for module, asname in aliases:
-            if asname is not None:
-                kind = _AS            # ``import a.b as x`` binds a.b itself
-                bound = asname
-                statement = f"import {module} as {asname}"
-            else:
-                kind = _TOP
-                bound = module.partition(".")[0]
-                statement = f"import {module}"
-            state.register(bound, _Entry(kind, module, 0, None, lineno, statement))
+            state.register_import(module, asname, frame)
 
     def __lazy_from__(self, module, *aliases):
         """``from ..m import p, q as r``: ``'..m', ('p', None), ('q', 'r')``."""
-        state = type(self).__lazify_state__
-        lineno = sys._getframe(1).f_lineno
+        state = self.__lazify_state__
+        frame = sys._getframe(1)
         name = module.lstrip(".")
         level = len(module) - len(name)
         siblings = [None] if len(aliases) > 1 else None
         for attr, asname in aliases:
-            alias = attr if asname is None else f"{attr} as {asname}"
-            state.register(asname or attr, _Entry(
-                _FROM, name, level, attr, lineno, f"from {module} import {alias}", siblings))
+            state.register_from(name, level, attr, asname, frame, siblings)
 
     def __lazy_annotated__(self, *names):
         """Innermost decorator of a function whose annotations name lazy imports."""
-        state = type(self).__lazify_state__
+        state = self.__lazify_state__
 
         def decorate(func):
             namespace = state.namespace
@@ -1123,14 +1264,14 @@ class _Namespace:
 
     def __lazy_annotations__(self, ann, *names):
         """A class body's ``__annotations__``, before its first annotation."""
-        return _annotations(type(self).__lazify_state__, ann, names)
+        return _annotations(self.__lazify_state__, ann, names)
 
     def __lazy_annotate__(self, *names):
         """3.14+ (PEP 649), before the statement of a class body or of the module
         that holds its first annotation: give the class (module) an
         ``__annotate__`` that imports ``names`` before evaluating, unless they
         are all bound already."""
-        state = type(self).__lazify_state__
+        state = self.__lazify_state__
         namespace = state.namespace
         if all(name in namespace for name in names):
             return
@@ -1146,13 +1287,13 @@ class _Namespace:
             space["__annotate__"] = _Annotate(state, names, None, space)
 
     def __lazy_chain__(self):
-        type(self).__lazify_state__.chain(sys._getframe(1).f_lineno)
+        self.__lazify_state__.chain(sys._getframe(1).f_lineno)
 
     def __lazy_getattr__(self, name):
         """First statement of the module's own ``def __getattr__``: True when
         lazify has the answer (:meth:`__lazy_result__` returns it), False to
         let the function's own body run."""
-        state = type(self).__lazify_state__
+        state = self.__lazify_state__
         frame = sys._getframe(1)            # the module's __getattr__
         caller = frame.f_back
         if state.lookup(name, caller.f_globals if caller is not None else {}) is not _MISSING:
@@ -1163,7 +1304,7 @@ class _Namespace:
 
     def __lazy_result__(self, name):
         """The value :meth:`__lazy_getattr__` found for ``name``."""
-        state = type(self).__lazify_state__
+        state = self.__lazify_state__
         value = state.namespace.get(name, _MISSING)
         if value is _MISSING:
             value = sys.modules.get(f"{state.name}.{name}", _MISSING)
@@ -1174,30 +1315,30 @@ class _Namespace:
     def __lazy_globals__(self):
         """``globals()`` in a function of the module, and the globals it gives
         ``eval``/``exec``: the namespace, its pending names imported first."""
-        state = type(self).__lazify_state__
+        state = self.__lazify_state__
         if state.pending:
             state.resolve_all()
         return state.namespace
 
     def __lazy_lookup__(self):
         """``globals()`` where one key alone is looked up: see :class:`_Lookup`."""
-        return _Lookup(type(self).__lazify_state__)
+        return _Lookup(self.__lazify_state__)
 
     def __lazy_names__(self):
         """``globals()`` whose keys alone are read: see :func:`_names`."""
-        return _names(type(self).__lazify_state__)
+        return _names(self.__lazify_state__)
 
     def __lazy_f_globals__(self, frame):
         """``sys._getframe().f_globals`` in a function of the module."""
         namespace = frame.f_globals
-        state = type(self).__lazify_state__
+        state = self.__lazify_state__
         if namespace is state.namespace and state.pending:
             state.resolve_all()
         return namespace
 
     def __lazy_star__(self, module):
         """Before ``from m import *``: m's pending public names must be there."""
-        state = type(self).__lazify_state__
+        state = self.__lazify_state__
         name = module.lstrip(".")
         level = len(module) - len(name)
         imported = builtins.__import__(name, state.namespace, None, ("*",), level)
@@ -1216,19 +1357,21 @@ def __lazy_module__(namespace, *fallback_names):
         are registered, reading one falls back to builtins or raises
         NameError, as the global read it replaces would.
     """
-    cls = type("__lazy__", (_Namespace,), {})
-    instance = object.__new__(cls)
+    instance = object.__new__(_Namespace)
     instance.__dict__ = namespace
-    cls.__lazify_state__ = _ModuleState(namespace, cls)
-    for name in fallback_names:
-        setattr(cls, name, _Unbound(name))
+    state = instance.__lazify_state__ = _ModuleState(namespace, instance)
+    if fallback_names:
+        state.unbound = set(fallback_names)
+        cls = state.own_class()
+        for name in fallback_names:
+            setattr(cls, name, _Unbound(name))
     return instance
 
 
 def _state_of(namespace):
     obj = namespace.get("__lazy__")
     if isinstance(obj, _Namespace):
-        return type(obj).__lazify_state__
+        return obj.__lazify_state__
     return None
 
 

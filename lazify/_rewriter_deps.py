@@ -25,11 +25,6 @@ import sys
 
 from . import _cache
 
-#: top-level packages never rewritten whatever the rewriter imports: lazify
-#: itself, importlib (the finder and loader) and what decoding a source file
-#: can import
-MACHINERY = frozenset({"lazify", "importlib", "encodings", "codecs"})
-
 _MEASURE = (
     "import sys\n"
     "sys.path.insert(0, sys.argv[1])\n"
@@ -105,71 +100,6 @@ def top_level(names) -> frozenset:
     return frozenset(name.partition(".")[0] for name in names)
 
 
-def memo_path(root: str | None = None) -> str | None:
-    """Where the measurement for this interpreter and lazify is kept: beside
-    lazify's own bytecode, or under ``root``."""
-    tag = sys.implementation.cache_tag
-    if tag is None:
-        return None
-    name = f"rewriter-deps.{tag}.{sys.hexversion:x}.{_cache.FORMAT}.txt"
-    if root is not None:
-        return os.path.join(root, name)
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_plan.py")
-    try:
-        return os.path.join(os.path.dirname(_cache._cache_from_source(here)), name)
-    except (NotImplementedError, ValueError):
-        return None
-
-
-def _fallback_dir():
-    root = _cache.fallback_root()
-    return None if root is None else os.path.join(root, "meta")
-
-
-def _read(path):
-    try:
-        with open(path, "rb") as f:
-            text = f.read().decode("ascii")
-    except (OSError, ValueError):
-        return None
-    names = text.split()
-    if "lazify" not in names:
-        return None                      # truncated or foreign: measure again
-    return frozenset(names)
-
-
-def _read_memo():
-    names = _read(memo_path()) if memo_path() else None
-    if names is None:
-        root = _cache.fallback_root()
-        if root is not None and _cache._fallback_trusted(root):
-            names = _read(memo_path(_fallback_dir()))
-    return names
-
-
-def _write_memo(names) -> bool:
-    """Keep the measurement beside lazify's bytecode, else in the per-user cache."""
-    data = " ".join(sorted(names)).encode("ascii") + b"\n"
-    primary = memo_path()
-    if primary is not None:
-        try:
-            _cache._make_dirs(os.path.dirname(primary))
-            _cache.write_atomic(primary, data)
-            return True
-        except OSError:
-            pass
-    root = _cache.fallback_root()
-    if root is None or not _cache._fallback_ready(root):
-        return False
-    try:
-        path = memo_path(_fallback_dir())
-        _cache._make_dirs(os.path.dirname(path), 0o700)
-        _cache.write_atomic(path, data, 0o600)
-        return True
-    except OSError:
-        return False
-
-
 def measure() -> frozenset | None:
     """Top-level names of what importing the rewriter loads in a bare child
     interpreter; None if the child cannot be run."""
@@ -188,19 +118,19 @@ def measure() -> frozenset | None:
     return top_level(names) | {"lazify"}
 
 
-def plain_modules(import_rewriter) -> frozenset:
-    """Top-level names the hook must never rewrite on this interpreter.
+def measured(import_rewriter) -> frozenset:
+    """Top-level names of the modules the rewriter needs on this interpreter,
+    measured now (the hook reads a kept measurement without importing this
+    module): in a child interpreter, kept with :func:`_cache.write_rewriter_deps`,
+    or, when nothing can be kept, by running the rewriter in this process.
 
     :param import_rewriter: imports and exercises the rewriter in this process
-        (with the hook's busy flag set); called when no measurement can be kept.
+        (with the hook's busy flag set).
     """
-    names = _read_memo()
-    if names is not None:
-        return MACHINERY | names
     if not sys.dont_write_bytecode:
         names = measure()
-        if names is not None and _write_memo(names):
-            return MACHINERY | names
+        if names is not None and _cache.write_rewriter_deps(names):
+            return names
     before = set(sys.modules)
     import_rewriter()
-    return MACHINERY | top_level(set(sys.modules) - before) | {"lazify"}
+    return top_level(set(sys.modules) - before) | {"lazify"}

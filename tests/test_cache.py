@@ -79,9 +79,11 @@ def test_cache_path_is_beside_the_plain_pyc(tmp_path):
 
 def test_tag_changes_when_the_rewriter_changes(tmp_path):
     """Editing the rewrite pipeline or the runtime gives a new tag (no stale caches in a
-    dev tree)."""
+    dev tree, a checkout: pyproject.toml beside the package); an installed release's tag
+    is its version and cache format only."""
     fake = tmp_path / "lazify"
     fake.mkdir()
+    (tmp_path / "pyproject.toml").write_text("")
     for name in ("__init__.py", *_cache._SHAPING):
         (fake / name).write_text("")
     with open(_cache.__file__, "rb") as f:
@@ -93,6 +95,13 @@ def test_tag_changes_when_the_rewriter_changes(tmp_path):
     changed = run_python(code, cwd=tmp_path, env_extra={"PYTHONPATH": str(tmp_path)}, check=True).stdout
     assert first == again
     assert first != changed
+    (tmp_path / "pyproject.toml").unlink()
+    installed = run_python(code, cwd=tmp_path, env_extra={"PYTHONPATH": str(tmp_path)},
+                           check=True).stdout
+    (fake / "_emit_ast.py").write_text("# changed again\n")
+    assert installed.strip().endswith("h0")
+    assert run_python(code, cwd=tmp_path, env_extra={"PYTHONPATH": str(tmp_path)},
+                      check=True).stdout == installed
 
 
 @pytest.mark.parametrize("flags", [[], ["-O"], ["-OO"]])

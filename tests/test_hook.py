@@ -641,8 +641,8 @@ def test_rewriter_dependencies_are_measured(tmp_path):
 def test_rewriter_dependency_measurement_is_kept_and_remeasured_when_bad(tmp_path):
     code = """
         import lazify
-        from lazify import _rewriter_deps
-        path = _rewriter_deps.memo_path()
+        from lazify import _cache
+        path = _cache.rewriter_deps_path()
         if {bad!r}:
             with open(path, "w") as f:
                 f.write("garbage")
