@@ -728,8 +728,9 @@ def test_runtime_defines_every_entry_point():
 
     assert _runtime.__name__ == ep.RUNTIME
     assert callable(getattr(_runtime, ep.FACTORY))
-    namespace = getattr(_runtime, ep.FACTORY)({"__name__": "entry_points_probe"})
-    assert type(namespace).__name__ == ep.NAMESPACE
+    module = {"__name__": "entry_points_probe"}
+    module[ep.NAMESPACE] = namespace = getattr(_runtime, ep.FACTORY)(module)
+    assert _runtime._state_of(module) is not None    # found under that name
     assert set(ep.NAMESPACE_READS.values()) <= set(ep.METHODS)
     for method in ep.METHODS:
         assert callable(getattr(type(namespace), method, None)), method
