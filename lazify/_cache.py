@@ -331,10 +331,6 @@ def pyc_bytes(
     return bytes(data)
 
 
-class Unwritable(OSError):
-    """The location cannot hold a cache file (read-only, not a directory, ...)."""
-
-
 def _is_unwritable(exc: OSError) -> bool:
     return isinstance(exc, _UNWRITABLE_TYPES) or exc.errno in _UNWRITABLE_ERRNOS
 

@@ -132,10 +132,8 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _version() -> str:
-    try:
-        from lazify import __version__
-    except ImportError:  # the lead's package __init__ is not there yet
-        return "0.1.0"
+    from lazify import __version__
+
     return __version__
 
 
@@ -205,28 +203,17 @@ def _json_report(results: list[dict]) -> dict:
                 "name": n.name,
                 "module": n.module,
                 "verdict": "lazy" if n.lazy else "eager",
-                "reason": None if n.reason is None else _reason_code(n.reason),
+                "reason": None if n.reason is None else n.reason.value,
                 "used_at_import": n.used_at_import,
                 "unused": bool(n.unused),
-                "in_annotations": bool(getattr(n, "in_annotations", False)),
-                "explicit": bool(getattr(n, "explicit", False)),
-                "resolved_by": [
-                    {"function": function, "line": line}
-                    for function, line in getattr(n, "resolved_by", ())
-                ],
+                "in_annotations": n.in_annotations,
+                "explicit": n.explicit,
+                "resolved_by": [{"function": function, "line": line} for function, line in n.resolved_by],
             }
             for site, n in _rows(r)
         ]
         files.append({"path": r["path"], "module": r["module"], "error": r["error"], "imports": imports})
     return {"files": files, "summary": _summary(results)}
-
-
-def _reason_code(reason) -> str:
-    return getattr(reason, "value", reason)
-
-
-def _reason_words(reason) -> str:
-    return getattr(reason, "words", None) or str(_reason_code(reason))
 
 
 def _summary(results: list[dict]) -> dict:
@@ -239,11 +226,11 @@ def _summary(results: list[dict]) -> dict:
                 lazy += 1
                 used_at_import += n.used_at_import is not None
                 unused += bool(n.unused)
-                in_annotations += bool(getattr(n, "in_annotations", False))
-                resolved_by += bool(getattr(n, "resolved_by", ()))
-                explicit += bool(getattr(n, "explicit", False))
+                in_annotations += n.in_annotations
+                resolved_by += bool(n.resolved_by)
+                explicit += n.explicit
             else:
-                code = _reason_code(n.reason) if n.reason is not None else "unknown"
+                code = n.reason.value
                 by_reason[code] = by_reason.get(code, 0) + 1
     return {
         "files": len(results),
@@ -263,15 +250,15 @@ def _summary(results: list[dict]) -> dict:
 def _tags(n) -> list[tuple[str, str]]:
     """``(tag key, tag text)`` for the notes on a lazy name."""
     tags = []
-    if getattr(n, "explicit", False):
+    if n.explicit:
         tags.append(("explicit", "explicit"))
     if n.used_at_import is not None:
         tags.append(("used at import", f"used at import (line {n.used_at_import})"))
     if n.unused:
         tags.append(("unused", "unused"))
-    if getattr(n, "in_annotations", False):
+    if n.in_annotations:
         tags.append(("in annotations", "in annotations"))
-    readers = getattr(n, "resolved_by", ())
+    readers = n.resolved_by
     if readers:
         shown = ", ".join(f"{function}() (line {line})"
                           for function, line in readers[:RESOLVED_BY_SHOWN])
@@ -283,7 +270,7 @@ def _tags(n) -> list[tuple[str, str]]:
 def _verdict_words(n) -> tuple[str, str]:
     """``("lazy", tags)`` or ``("eager", reason in words)`` for one imported name."""
     if not n.lazy:
-        return "eager", _reason_words(n.reason) if n.reason is not None else ""
+        return "eager", n.reason.words
     return "lazy", "; ".join(text for _key, text in _tags(n))
 
 
@@ -383,7 +370,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"lazify run: {e}", file=sys.stderr)
         return 2
     if config.enabled:
-        # lazify._hook is helper "hook"'s module.
         from lazify import _hook
 
         if config.excluding:

@@ -121,7 +121,7 @@ def _diff(args: argparse.Namespace) -> int:
         shown = _relative(file)
         if args.check is None:
             if new != original:
-                _print_diff(original, new, file, _label("a", shown), _label("b", shown))
+                _print_diff(original, new, _label("a", shown), _label("b", shown))
             continue
         reviewed_path = os.path.join(args.check, rel)
         try:
@@ -132,7 +132,7 @@ def _diff(args: argparse.Namespace) -> int:
         else:
             label = _label("a", _relative(reviewed_path))
         if reviewed != new or label == "/dev/null":
-            _print_diff(reviewed, new, file, label, _label("b", shown))
+            _print_diff(reviewed, new, label, _label("b", shown))
             differs = True
     if args.check is not None:
         # A reviewed file whose source is gone is a difference too.
@@ -194,7 +194,7 @@ def _write(dest: str, data: bytes) -> None:
         f.write(data)
 
 
-def _decode(data: bytes, path: str) -> str:
+def _decode(data: bytes) -> str:
     """Decode with the file's own encoding, newlines kept as they are."""
     import io
     import tokenize
@@ -206,9 +206,9 @@ def _decode(data: bytes, path: str) -> str:
         return data.decode("utf-8", "replace")
 
 
-def _print_diff(old: bytes, new: bytes, path: str, old_label: str, new_label: str) -> None:
-    a = _LINE.findall(_decode(old, path))
-    b = _LINE.findall(_decode(new, path))
+def _print_diff(old: bytes, new: bytes, old_label: str, new_label: str) -> None:
+    a = _LINE.findall(_decode(old))
+    b = _LINE.findall(_decode(new))
     out = sys.stdout
     for line in difflib.unified_diff(a, b, old_label, new_label):
         if line.endswith(("\n", "\r")):

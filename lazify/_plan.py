@@ -294,7 +294,7 @@ def _header_position(tree: ast.Module) -> tuple:
     return index, body[index - 1].end_lineno if index else 0
 
 
-def resolve_module(kind: str, name: str, level: int, package: str) -> str:
+def resolve_module(name: str, level: int, package: str) -> str:
     """Absolute module name for an import, relative ones against ``package``."""
     if not level:
         return name
@@ -387,7 +387,7 @@ def _verdicts(facts: ModuleFacts, site, readers) -> ImportSite:
     names = []
     for bound, imported, asname, _signature in site.bindings:
         if is_from:
-            target = resolve_module("from", node.module or "", node.level, facts.package)
+            target = resolve_module(node.module or "", node.level, facts.package)
         else:
             target = imported
         unused = (bound not in facts.global_loads and bound not in facts.annotation_names

@@ -305,10 +305,10 @@ def test_stdlib_file_same_program_as_ast_emitter(rel):
 @pytest.mark.parametrize(
     "source",
     [
-        # Header right after the __future__ import, then `import os` becomes a
-        # registration (contract 1 and 2), though both are on line 1.
+        # Header right after the __future__ import (Plan.header_index), then `import os`
+        # becomes a registration, though both are on line 1.
         b"from __future__ import annotations; import os\nos.sep\n",
-        # A lazy site that also binds __getattr__ is in chain_after (contract 4).
+        # A lazy site that also binds __getattr__ is in chain_after.
         b"from m import __getattr__, x\nx\n",
     ],
     ids=["future-and-import-on-one-line", "chain-after-lazy-site"],
