@@ -147,9 +147,9 @@ class _Entry:
     """How to import one pending name, and where the statement was."""
 
     __slots__ = ("kind", "module", "level", "attr", "asname", "submodules", "lineno",
-                 "siblings")
+                 "statement_module")
 
-    def __init__(self, kind, module, level, attr, asname, lineno, siblings=None):
+    def __init__(self, kind, module, level, attr, asname, lineno, statement_module=None):
         self.kind = kind
         self.module = module          # as written, without leading dots
         self.level = level
@@ -160,7 +160,7 @@ class _Entry:
         #: _FROM: a one-item list shared by the names of one statement; it
         #: holds the module the first of them was resolved from, so that
         #: ``from m import a, b`` binds both from the same module object
-        self.siblings = siblings
+        self.statement_module = statement_module
 
     def load(self, namespace):
         """Do what the eager statement would do now; return the bound value."""
@@ -181,12 +181,12 @@ class _Entry:
                 except AttributeError:
                     value = sys.modules[".".join(parts[: index + 1])]
             return value
-        siblings = self.siblings
-        module = siblings[0] if siblings else None
+        shared = self.statement_module
+        module = shared[0] if shared else None
         if module is None or self.attr not in getattr(module, "__dict__", ()):
             module = do_import(self.module, namespace, None, (self.attr,), self.level)
-            if siblings is not None and siblings[0] is None:
-                siblings[0] = module
+            if shared is not None and shared[0] is None:
+                shared[0] = module
         try:
             return getattr(module, self.attr)
         except AttributeError:
@@ -547,7 +547,7 @@ class _ModuleState:
         if bound in self.unbound:
             self._forget_unbound(bound)
 
-    def register_from(self, module, level, attr, asname, frame, siblings):
+    def register_from(self, module, level, attr, asname, frame, statement_module):
         """``from module import attr`` (``as asname``), the statement running in
         ``frame``."""
         bound = attr if asname is None else asname
@@ -567,7 +567,7 @@ class _ModuleState:
                         self._forget_unbound(bound)
                     return
         self.register(bound, _Entry(_FROM, module, level, attr, asname, frame.f_lineno,
-                                    siblings))
+                                    statement_module))
 
     def _forget_unbound(self, name):
         """A fallback-named name got bound: its _Unbound descriptor goes (the
@@ -1235,9 +1235,9 @@ class _Namespace:
         frame = sys._getframe(1)
         name = module.lstrip(".")
         level = len(module) - len(name)
-        siblings = [None] if len(aliases) > 1 else None
+        shared = [None] if len(aliases) > 1 else None
         for attr, asname in aliases:
-            state.register_from(name, level, attr, asname, frame, siblings)
+            state.register_from(name, level, attr, asname, frame, shared)
 
     def __lazy_annotated__(self, *names):
         """Innermost decorator of a function whose annotations name lazy imports."""
