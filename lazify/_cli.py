@@ -68,67 +68,55 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"lazify {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    p = sub.add_parser(
-        "check",
-        help="report every import: lazy or eager, and why (never runs the code)",
-        description="Report, for every name an import statement binds, whether lazify makes "
-        "it lazy or keeps it eager, and why. Never executes the files.",
-    )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="files or directories (recursive)")
-    p.add_argument("--format", choices=("text", "json"), default="text", help="output format")
-    p.add_argument(
-        "--excluding",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="module whose own imports stay eager, as install(excluding=...) (repeatable)",
-    )
-    p.set_defaults(func=_cmd_check)
-
-    p = sub.add_parser(
-        "rewrite",
-        help="print the rewritten source (or write a rewritten tree with -o)",
-        description="Print the source lazify's rewrite produces, comments and formatting "
-        "kept; with -o, write the rewritten tree of a directory under OUT.",
-    )
-    p.add_argument("path", metavar="PATH", help="a file or a directory")
-    p.add_argument("-o", "--output", metavar="OUT", default=None, help="write a tree here")
-    p.set_defaults(func=_cmd_rewrite)
-
-    p = sub.add_parser(
-        "diff",
-        help="unified diff original -> rewritten",
-        description="Print a unified diff from the original to the rewritten source of every "
-        "changed file; with --check DIR, exit 1 when the rewritten output differs from DIR.",
-    )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
-    p.add_argument("--check", metavar="DIR", default=None, help="compare with a reviewed tree")
-    p.set_defaults(func=_cmd_diff)
-
-    p = sub.add_parser(
-        "run",
-        help="run a script or module with global lazy imports (the PEP's -L)",
-        description="Run a script (like `python SCRIPT ARGS`) or a module (like "
-        "`python -m MODULE ARGS`) with lazify's import hook in global mode.",
-    )
-    p.add_argument("-m", dest="module", action="store_true", help="TARGET is a module name")
-    p.add_argument("target", metavar="TARGET", help="script path, or module name with -m")
-    p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="passed on as sys.argv[1:]")
-    p.set_defaults(func=_cmd_run)
-
-    p = sub.add_parser(
-        "compile",
-        help="write the rewritten bytecode cache ahead of time",
-        description="Write lazify's bytecode cache for files or trees ahead of time "
-        "(a Docker build step, a read-only venv).",
-    )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
-    p.add_argument(
-        "--hash", dest="hash_based", action="store_true", help="checked-hash pycs (not mtime)"
-    )
-    p.set_defaults(func=_cmd_compile)
+    for name, func, summary, description, arguments in _commands():
+        p = sub.add_parser(name, help=summary, description=description)
+        for flags, options in arguments:
+            p.add_argument(*flags, **options)
+        p.set_defaults(func=func)
     return parser
+
+
+def _commands() -> tuple:
+    """``(name, function, help, description, [(flags, add_argument options)])`` per command."""
+    paths = (("paths",), {"nargs": "+", "metavar": "PATH", "help": "files or directories"})
+    return (
+        ("check", _cmd_check,
+         "report every import: lazy or eager, and why (never runs the code)",
+         "Report, for every name an import statement binds, whether lazify makes it lazy or "
+         "keeps it eager, and why. Never executes the files.",
+         [(("paths",), {"nargs": "+", "metavar": "PATH", "help": "files or directories (recursive)"}),
+          (("--format",), {"choices": ("text", "json"), "default": "text", "help": "output format"}),
+          (("--excluding",), {"action": "append", "default": [], "metavar": "NAME",
+                              "help": "module whose own imports stay eager, as "
+                                      "install(excluding=...) (repeatable)"})]),
+        ("rewrite", _cmd_rewrite,
+         "print the rewritten source (or write a rewritten tree with -o)",
+         "Print the source lazify's rewrite produces, comments and formatting kept; with -o, "
+         "write the rewritten tree of a directory under OUT.",
+         [(("path",), {"metavar": "PATH", "help": "a file or a directory"}),
+          (("-o", "--output"), {"metavar": "OUT", "default": None, "help": "write a tree here"})]),
+        ("diff", _cmd_diff,
+         "unified diff original -> rewritten",
+         "Print a unified diff from the original to the rewritten source of every changed "
+         "file; with --check DIR, exit 1 when the rewritten output differs from DIR.",
+         [paths,
+          (("--check",), {"metavar": "DIR", "default": None, "help": "compare with a reviewed tree"})]),
+        ("run", _cmd_run,
+         "run a script or module with global lazy imports (the PEP's -L)",
+         "Run a script (like `python SCRIPT ARGS`) or a module (like `python -m MODULE ARGS`) "
+         "with lazify's import hook in global mode.",
+         [(("-m",), {"dest": "module", "action": "store_true", "help": "TARGET is a module name"}),
+          (("target",), {"metavar": "TARGET", "help": "script path, or module name with -m"}),
+          (("args",), {"nargs": argparse.REMAINDER, "metavar": "ARGS",
+                       "help": "passed on as sys.argv[1:]"})]),
+        ("compile", _cmd_compile,
+         "write the rewritten bytecode cache ahead of time",
+         "Write lazify's bytecode cache for files or trees ahead of time (a Docker build step, "
+         "a read-only venv).",
+         [paths,
+          (("--hash",), {"dest": "hash_based", "action": "store_true",
+                         "help": "checked-hash pycs (not mtime)"})]),
+    )
 
 
 def _version() -> str:
