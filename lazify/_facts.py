@@ -61,6 +61,8 @@ _PEP649 = sys.version_info >= (3, 14)
 
 
 class _Scope:
+    """One module, function, class or comprehension scope and what it binds."""
+
     __slots__ = ("kind", "parent", "bound", "global_decl", "nonlocal_decl",
                  "class_first_bind", "stmt_index", "stmt", "direct", "at_import", "node")
 
@@ -85,6 +87,8 @@ class _Scope:
 
 
 class _Load:
+    """A read of a name some import binds, in ``scope``."""
+
     __slots__ = ("name", "node", "scope", "class_index", "at_import", "template")
 
     def __init__(self, name, node, scope, class_index, at_import, template=None):
