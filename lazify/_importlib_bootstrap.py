@@ -33,6 +33,9 @@ from _weakref import ref
 
 _MISSING = object()
 _EMPTY = frozenset()
+#: the ``resolving`` of every module until one of its deferred imports runs
+#: (never written to: a module gets a dict of its own first)
+_NOTHING_RUNNING = {}
 
 #: per-module classes given back by modules that have nothing pending any more,
 #: handed to the next module that needs one (making a class costs more than the
@@ -434,15 +437,14 @@ def _catch_up(fullname, found, all_pending):
                         return
 
 
-def _pending_changed(delta):
-    before = _pending[0]
-    after = _pending[0] = before + delta
-    if before == 0 and after > 0:
-        for state in _states(_package_states):
+def _packages_need_hooks(needed):
+    """Something is pending in the process now (``needed``), or nothing is any
+    more: rewritten packages take their ``__getattr__`` in, or out."""
+    for state in _states(_package_states):
+        if needed:
             if not state.installed:
                 state.install()
-    elif after == 0 and before > 0:
-        for state in _states(_package_states):
+        else:
             state.maybe_uninstall()
 
 
@@ -450,46 +452,51 @@ def _pending_changed(delta):
 # Per-module state.
 
 class _ModuleState:
-    __slots__ = ("namespace", "cls", "name", "package", "is_package", "pending",
-                 "getattr_fn", "dir_fn", "user_getattr", "user_getattr_line", "installed",
-                 "not_submodules", "generation", "excluded", "resolving", "guarded",
-                 "unbound", "instance", "all_lazy", "__weakref__")
+    """What lazify keeps for one rewritten module.
+
+    Every rewritten module makes one when its body starts, so only what every
+    module needs is set here; the rest starts as a class-level default and is
+    set on the instance when it first changes.
+    """
+
+    #: the module's own class while it has pending names (see _Namespace)
+    cls = None
+    #: lazify's PEP 562 hooks for this module, made when first installed
+    getattr_fn = dir_fn = None
+    #: the module's own ``__getattr__`` when lazify's wraps it (one bound other
+    #: than by a ``def`` with lazify's prologue), and its line (0: unknown,
+    #: taken as bound before everything)
+    user_getattr = None
+    user_getattr_line = 0
+    installed = False
+    #: names the finders said are not submodules of this package
+    not_submodules = _EMPTY
+    #: the settings generation this module's view of them is from; whether it
+    #: is excluded, and whether all its statements are lazy, in that view
+    generation = -1
+    excluded = False
+    all_lazy = False
+    #: (name, thread id) -> (depth, line of the statement): deferred imports of
+    #: this module running now (a dict of its own once one runs)
+    resolving = _NOTHING_RUNNING
+    #: imported where an ImportError is caught (see :func:`_guarded`); None
+    #: until a deferred import of a package not loaded yet needs to know
+    guarded = None
+    #: fallback names whose _Unbound descriptor is on the class
+    unbound = _EMPTY
 
     def __init__(self, namespace, instance):
         self.namespace = namespace
-        #: the module's ``__lazy__``, and its class of its own while it has one
+        #: the module's ``__lazy__``
         self.instance = instance
-        self.cls = None
-        self.name = namespace.get("__name__") or ""
-        self.is_package = "__path__" in namespace
+        self.name = name = namespace.get("__name__") or ""
+        self.is_package = is_package = "__path__" in namespace
         package = namespace.get("__package__")
         if package is None:
-            package = self.name if self.is_package else self.name.rpartition(".")[0]
+            package = name if is_package else name.rpartition(".")[0]
         self.package = package
         self.pending = {}
-        #: lazify's PEP 562 hooks for this module, made when first installed
-        self.getattr_fn = self.dir_fn = None
-        #: the module's own ``__getattr__`` when lazify's wraps it (one bound
-        #: other than by a ``def`` with lazify's prologue), and its line (0:
-        #: unknown, taken as bound before everything)
-        self.user_getattr = None
-        self.user_getattr_line = 0
-        self.installed = False
-        self.not_submodules = set()
-        #: the settings generation this module's view of them is from; whether
-        #: it is excluded, and whether all its statements are lazy, in that view
-        self.generation = -1
-        self.excluded = False
-        self.all_lazy = False
-        #: (name, thread id) -> (depth, line of the statement): deferred
-        #: imports of this module running now
-        self.resolving = {}
-        #: imported where an ImportError is caught (see :func:`_guarded`); None
-        #: until a deferred import of a package not loaded yet needs to know
-        self.guarded = None
-        #: fallback names whose _Unbound descriptor is on the class
-        self.unbound = _EMPTY
-        if self.is_package and self.name:
+        if is_package and name:
             _track(_package_states, self)
             if _pending[0]:
                 self.install()
@@ -537,12 +544,13 @@ class _ModuleState:
         found = modules.get(module)
         if found is None or getattr(getattr(found, "__spec__", None), "_initializing", False):
             return self.register(bound, _Entry(_TOP if asname is None else _AS, module, 0,
-                                                None, asname, frame.f_lineno))
+                                                None, asname, frame.f_lineno), True)
         if asname is None and bound != module:
             found = modules.get(bound)
             if found is None or getattr(getattr(found, "__spec__", None), "_initializing",
                                         False):
-                return self.register(bound, _Entry(_TOP, module, 0, None, None, frame.f_lineno))
+                return self.register(bound, _Entry(_TOP, module, 0, None, None, frame.f_lineno),
+                                     True)
         self.namespace[bound] = found
         if bound in self.unbound:
             self._forget_unbound(bound)
@@ -553,6 +561,7 @@ class _ModuleState:
         bound = attr if asname is None else asname
         if self.generation != _settings.generation:
             self._refresh()
+        checked = False
         if self.all_lazy and bound not in self.pending:
             target = module if not level else _absolute(module, level, self.package)
             found = sys.modules.get(target) if target is not None else None
@@ -566,8 +575,9 @@ class _ModuleState:
                     if bound in self.unbound:
                         self._forget_unbound(bound)
                     return
+            checked = target is not None
         self.register(bound, _Entry(_FROM, module, level, attr, asname, frame.f_lineno,
-                                    statement_module))
+                                    statement_module), checked)
 
     def _forget_unbound(self, name):
         """A fallback-named name got bound: its _Unbound descriptor goes (the
@@ -601,34 +611,41 @@ class _ModuleState:
             if len(_free_classes) < _FREE_CLASSES:
                 _free_classes.append(cls)      # no descriptor left on it
 
-    def register(self, bound, entry):
+    def register(self, bound, entry, lazy_and_not_loaded=False):
+        """Make ``bound`` pending on ``entry``, or bind it now when the
+        statement is eager or its target is loaded already (known, with
+        ``lazy_and_not_loaded``, when the caller has just looked)."""
         namespace = self.namespace
-        existing = self.pending.get(bound)
+        pending = self.pending
+        existing = pending.get(bound)
         if existing is not None and existing.kind == _TOP and entry.kind == _TOP \
                 and namespace.get(bound, _MISSING) is _MISSING:
             if entry.module not in existing.submodules:
                 existing.submodules.append(entry.module)
             return
-        if not self.lazy_for(entry):
-            value = entry.load(namespace)
-        else:
-            value = self._already_loaded(entry)
-        if value is not _MISSING:
-            namespace[bound] = value
-            if existing is not None:
-                self._unpend(bound, existing)
-            elif bound in self.unbound:
-                self._forget_unbound(bound)
-            return
-        if existing is None and not entry.level:
-            _check_found(self, entry)
-        namespace.pop(bound, None)
+        if not lazy_and_not_loaded:
+            if not self.lazy_for(entry):
+                value = entry.load(namespace)
+            else:
+                value = self._already_loaded(entry)
+            if value is not _MISSING:
+                namespace[bound] = value
+                if existing is not None:
+                    self._unpend(bound, existing)
+                elif bound in self.unbound:
+                    self._forget_unbound(bound)
+                return
         if existing is None:
-            if not self.pending:
+            if not entry.level and entry.module.partition(".")[0] not in sys.modules:
+                _check_found(self, entry)
+            if not pending:
                 _track(_pending_states, self)
-            _pending_changed(1)
-        self.pending[bound] = entry
-        setattr(self.own_class(), bound, _Pending(self, bound))
+            _pending[0] += 1
+            if _pending[0] == 1 and _package_states:
+                _packages_need_hooks(True)
+        namespace.pop(bound, None)
+        pending[bound] = entry
+        setattr(self.cls or self.own_class(), bound, _Pending(self, bound))
         if not self.installed:
             self.install()
 
@@ -684,6 +701,8 @@ class _ModuleState:
             raise AttributeError(
                 f"module {self.name!r} has no attribute {name!r} yet "
                 f"(its deferred import is in progress)", name=name)
+        if self.resolving is _NOTHING_RUNNING:
+            self.resolving = {}
         self.resolving[key] = (1 if outer is None else outer[0] + 1, entry.lineno)
         try:
             try:
@@ -755,6 +774,11 @@ class _ModuleState:
             _replaying.active = False
         return True
 
+    def _not_submodule(self, name):
+        if self.not_submodules is _EMPTY:
+            self.not_submodules = set()
+        self.not_submodules.add(name)
+
     def defined_later(self, line) -> bool:
         """Whether a binding at ``line`` does not exist yet for the eager module:
         one of its own deferred imports from an earlier statement is running
@@ -782,14 +806,18 @@ class _ModuleState:
         return self.submodule(name, caller)
 
     def _unpend(self, name, entry):
-        if self.pending.get(name) is not entry:
+        pending = self.pending
+        if pending.get(name) is not entry:
             return
-        del self.pending[name]
+        del pending[name]
         self._drop_descriptor(name)
-        if not self.pending:
+        if not pending:
             _pending_states.pop(id(self), None)
-            self.maybe_uninstall()
-        _pending_changed(-1)
+            if self.installed:
+                self.maybe_uninstall()
+        _pending[0] -= 1
+        if not _pending[0] and _package_states:
+            _packages_need_hooks(False)
 
     def resolve_all(self, public_only=False):
         for name in list(self.pending):
@@ -883,7 +911,7 @@ class _ModuleState:
             except Exception:
                 spec = None
             if spec is None:
-                self.not_submodules.add(name)
+                self._not_submodule(name)
                 return _MISSING
             # a package with a __getattr__ of its own (numpy's ``np.random``) answers
             # for submodules no import aims at itself: running every pending
@@ -901,7 +929,7 @@ class _ModuleState:
         except ModuleNotFoundError as exc:
             if exc.name != fullname:
                 raise
-            self.not_submodules.add(name)
+            self._not_submodule(name)
             return _MISSING
         except AttributeError as exc:
             # escaping a __getattr__ it would read as "no such attribute"
