@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import ast
 
-from ._facts import ModuleFacts, Span, _span, deep_recursion, gather, has_docstring, walk
+from ._facts import ModuleFacts, Span, _span, gather, has_docstring
 from ._reasons import Reason
 from ._record import record
 
 __all__ = ["AnnotationOwner", "EmitError", "GetattrPrologue", "ImportSite", "ImportedName",
-           "NamespaceRead", "Plan", "Reference", "TemplateString", "check_applied",
-           "deep_recursion", "plan_module", "resolve_module", "walk"]
+           "NamespaceRead", "Plan", "Reference", "TemplateString", "check_applied", "plan_module",
+           "resolve_module"]
 
 
 
