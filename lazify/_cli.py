@@ -13,10 +13,6 @@ import os
 import sys
 from typing import Sequence
 
-#: Directory names that ``check`` never descends into when walking a tree (hidden
-#: directories, such as ``.git`` and ``.tox``, are skipped too).
-SKIP_DIRS = frozenset({".git", "__pycache__", ".venv", "venv", "build", "dist", "node_modules"})
-
 #: Tags on lazy rows of the text report, and what each means (the legend after the
 #: summary lists those that occur).  Neither the tags nor the reasons of eager rows
 #: contain the words of the verdict column, so ``grep -w eager`` lists the eager rows
@@ -72,74 +68,60 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"lazify {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    p = sub.add_parser(
-        "check",
-        help="report every import: lazy or eager, and why (never runs the code)",
-        description="Report, for every name an import statement binds, whether lazify makes "
-        "it lazy or keeps it eager, and why. Never executes the files.",
-    )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="files or directories (recursive)")
-    p.add_argument("--format", choices=("text", "json"), default="text", help="output format")
-    p.add_argument(
-        "--excluding",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="module whose own imports stay eager, as install(excluding=...) (repeatable)",
-    )
-    p.set_defaults(func=_cmd_check)
-
-    p = sub.add_parser(
-        "rewrite",
-        help="print the rewritten source (or write a rewritten tree with -o)",
-        description="Print the source lazify's rewrite produces, comments and formatting "
-        "kept; with -o, write the rewritten tree of a directory under OUT.",
-    )
-    p.add_argument("path", metavar="PATH", help="a file or a directory")
-    p.add_argument("-o", "--output", metavar="OUT", default=None, help="write a tree here")
-    p.set_defaults(func=_cmd_rewrite)
-
-    p = sub.add_parser(
-        "diff",
-        help="unified diff original -> rewritten",
-        description="Print a unified diff from the original to the rewritten source of every "
-        "changed file; with --check DIR, exit 1 when the rewritten output differs from DIR.",
-    )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
-    p.add_argument("--check", metavar="DIR", default=None, help="compare with a reviewed tree")
-    p.set_defaults(func=_cmd_diff)
-
-    p = sub.add_parser(
-        "run",
-        help="run a script or module with global lazy imports (the PEP's -L)",
-        description="Run a script (like `python SCRIPT ARGS`) or a module (like "
-        "`python -m MODULE ARGS`) with lazify's import hook in global mode.",
-    )
-    p.add_argument("-m", dest="module", action="store_true", help="TARGET is a module name")
-    p.add_argument("target", metavar="TARGET", help="script path, or module name with -m")
-    p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="passed on as sys.argv[1:]")
-    p.set_defaults(func=_cmd_run)
-
-    p = sub.add_parser(
-        "compile",
-        help="write the rewritten bytecode cache ahead of time",
-        description="Write lazify's bytecode cache for files or trees ahead of time "
-        "(a Docker build step, a read-only venv).",
-    )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
-    p.add_argument(
-        "--hash", dest="hash_based", action="store_true", help="checked-hash pycs (not mtime)"
-    )
-    p.set_defaults(func=_cmd_compile)
+    for name, func, summary, description, arguments in _commands():
+        p = sub.add_parser(name, help=summary, description=description)
+        for flags, options in arguments:
+            p.add_argument(*flags, **options)
+        p.set_defaults(func=func)
     return parser
 
 
+def _commands() -> tuple:
+    """``(name, function, help, description, [(flags, add_argument options)])`` per command."""
+    paths = (("paths",), {"nargs": "+", "metavar": "PATH", "help": "files or directories"})
+    return (
+        ("check", _cmd_check,
+         "report every import: lazy or eager, and why (never runs the code)",
+         "Report, for every name an import statement binds, whether lazify makes it lazy or "
+         "keeps it eager, and why. Never executes the files.",
+         [(("paths",), {"nargs": "+", "metavar": "PATH", "help": "files or directories (recursive)"}),
+          (("--format",), {"choices": ("text", "json"), "default": "text", "help": "output format"}),
+          (("--excluding",), {"action": "append", "default": [], "metavar": "NAME",
+                              "help": "module whose own imports stay eager, as "
+                                      "install(excluding=...) (repeatable)"})]),
+        ("rewrite", _cmd_rewrite,
+         "print the rewritten source (or write a rewritten tree with -o)",
+         "Print the source lazify's rewrite produces, comments and formatting kept; with -o, "
+         "write the rewritten tree of a directory under OUT.",
+         [(("path",), {"metavar": "PATH", "help": "a file or a directory"}),
+          (("-o", "--output"), {"metavar": "OUT", "default": None, "help": "write a tree here"})]),
+        ("diff", _cmd_diff,
+         "unified diff original -> rewritten",
+         "Print a unified diff from the original to the rewritten source of every changed "
+         "file; with --check DIR, exit 1 when the rewritten output differs from DIR.",
+         [paths,
+          (("--check",), {"metavar": "DIR", "default": None, "help": "compare with a reviewed tree"})]),
+        ("run", _cmd_run,
+         "run a script or module with global lazy imports (the PEP's -L)",
+         "Run a script (like `python SCRIPT ARGS`) or a module (like `python -m MODULE ARGS`) "
+         "with lazify's import hook in global mode.",
+         [(("-m",), {"dest": "module", "action": "store_true", "help": "TARGET is a module name"}),
+          (("target",), {"metavar": "TARGET", "help": "script path, or module name with -m"}),
+          (("args",), {"nargs": argparse.REMAINDER, "metavar": "ARGS",
+                       "help": "passed on as sys.argv[1:]"})]),
+        ("compile", _cmd_compile,
+         "write the rewritten bytecode cache ahead of time",
+         "Write lazify's bytecode cache for files or trees ahead of time (a Docker build step, "
+         "a read-only venv).",
+         [paths,
+          (("--hash",), {"dest": "hash_based", "action": "store_true",
+                         "help": "checked-hash pycs (not mtime)"})]),
+    )
+
+
 def _version() -> str:
-    try:
-        from lazify import __version__
-    except ImportError:  # the lead's package __init__ is not there yet
-        return "0.1.0"
+    from lazify import __version__
+
     return __version__
 
 
@@ -150,16 +132,16 @@ def _cmd_check(args: argparse.Namespace) -> int:
     """``lazify check``: static report; exit 1 when a file could not be analysed."""
     import json
 
-    from lazify import _plan
     from lazify._config import ConfigError
+    from lazify._sources import iter_files
 
-    strict = os.environ.get("LAZIFY_STRICT", "") not in ("", "0")
     try:
-        files = list(_iter_files(args.paths, args.excluding))
+        files = list(iter_files(args.paths, args.excluding))
     except ConfigError as e:
         print(f"lazify check: {e}", file=sys.stderr)
         return 2
-    results = [_check_file(path, _plan, excluding, strict) for path, excluding in files]
+    strict = os.environ.get("LAZIFY_STRICT", "") not in ("", "0")
+    results = [_check_file(path, excluding, strict) for path, excluding in files]
     if args.format == "json":
         json.dump(_json_report(results), sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -168,107 +150,20 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 1 if any(r["error"] is not None for r in results) else 0
 
 
-def _excluding_for(path: str, extra: Sequence[str]) -> frozenset[str]:
-    """What the runtime would exclude for an application at *path*.
+def _check_file(path: str, excluding, strict: bool) -> dict:
+    from lazify import _sources
+    from lazify._rewrite import plan_source
 
-    lazify's default list, ``[tool.lazify] excluding`` of the nearest pyproject.toml,
-    ``LAZIFY_EXCLUDING``, and ``--excluding``: so that ``check`` reports what
-    ``lazify run`` and ``install()`` do.
-    """
-    from lazify._config import load_config
-    from lazify._importlib_bootstrap import DEFAULT_EXCLUDING
-
-    start = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
-    return frozenset({*DEFAULT_EXCLUDING, *load_config(start).excluding, *extra})
-
-
-def _iter_files(paths: Sequence[str], extra_excluding: Sequence[str] = ()):
-    """Yield ``(file, excluding)`` for the Python files named by *paths*, each file once."""
-    seen: set[str] = set()
-    for path in paths:
-        excluding = _excluding_for(path, extra_excluding)
-        if os.path.isdir(path):
-            found = _walk(path)
-        else:
-            # An explicit file is always analysed, whatever its name; a missing one is
-            # reported by _check_file.
-            found = [path]
-        for f in found:
-            key = os.path.realpath(f)
-            if key not in seen:
-                seen.add(key)
-                yield f, excluding
-
-
-def _walk(top: str) -> list[str]:
-    out = []
-    for dirpath, dirnames, filenames in os.walk(top):
-        dirnames[:] = sorted(
-            d
-            for d in dirnames
-            # a package named build or dist (pip/_internal/operations/build) is code
-            if (d not in SKIP_DIRS or os.path.isfile(os.path.join(dirpath, d, "__init__.py")))
-            and not d.startswith(".")
-            and not os.path.exists(os.path.join(dirpath, d, "pyvenv.cfg"))
-        )
-        out.extend(
-            os.path.normpath(os.path.join(dirpath, f)) for f in sorted(filenames) if f.endswith(".py")
-        )
-    return out
-
-
-def module_name_for(path: str) -> tuple[str, bool]:
-    """Return ``(module, is_package)`` for a source file, from ``__init__.py`` files above it.
-
-    ``pkg/sub/mod.py`` with ``pkg/__init__.py`` and ``pkg/sub/__init__.py`` is ``pkg.sub.mod``;
-    ``pkg/__init__.py`` is the package ``pkg``. A file outside any package is its stem, and a
-    name that is not an identifier gives ``""`` (relative imports then keep their dots).
-    """
-    path = os.path.abspath(path)
-    directory, filename = os.path.split(path)
-    stem = filename.rpartition(".")[0] if "." in filename else filename
-    is_package = stem == "__init__"
-    parts = [] if is_package else [stem]
-    if not is_package and not stem.isidentifier():
-        return "", False
-    while os.path.isfile(os.path.join(directory, "__init__.py")):
-        directory, name = os.path.split(directory)
-        if not name.isidentifier():
-            break
-        parts.append(name)
-    if is_package and not parts:
-        return "", True
-    return ".".join(reversed(parts)), is_package
-
-
-def _check_file(path: str, _plan, excluding, strict: bool) -> dict:
-    import ast
-
-    module, is_package = module_name_for(path)
+    module, is_package = _sources.module_name_for(path)
     result = {"path": path, "module": module, "error": None, "sites": ()}
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        result["error"] = f"{type(e).__name__}: {e.strerror or e}"
+        data, tree = _sources.read_and_parse(path)
+    except _sources.SourceError as e:
+        result["error"] = e.short()
         return result
     try:
-        # compile() on the bytes: the coding cookie, BOM and every error are exactly
-        # compile()'s, so a file reported here is a file Python cannot import either.
-        tree = compile(data, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-    except SyntaxError as e:
-        where = f" (line {e.lineno})" if e.lineno else ""
-        result["error"] = f"{type(e).__name__}: {e.msg}{where}"
-        return result
-    except (ValueError, RecursionError, MemoryError, OverflowError) as e:
-        # ValueError: null bytes before 3.12, undecodable source (UnicodeDecodeError).
-        result["error"] = f"{type(e).__name__}: {e}"
-        return result
-    try:
-        plan = _plan.plan_module(
-            tree, module=module, is_package=is_package, excluding=excluding, source=data,
-            extensions=_plan.extension_submodules(path) if is_package else frozenset(),
-        )
+        plan = plan_source(tree, data, path, module=module, is_package=is_package,
+                           excluding=excluding)
     except Exception as e:
         if strict:
             raise
@@ -296,28 +191,17 @@ def _json_report(results: list[dict]) -> dict:
                 "name": n.name,
                 "module": n.module,
                 "verdict": "lazy" if n.lazy else "eager",
-                "reason": None if n.reason is None else _reason_code(n.reason),
+                "reason": None if n.reason is None else n.reason.value,
                 "used_at_import": n.used_at_import,
                 "unused": bool(n.unused),
-                "in_annotations": bool(getattr(n, "in_annotations", False)),
-                "explicit": bool(getattr(n, "explicit", False)),
-                "resolved_by": [
-                    {"function": function, "line": line}
-                    for function, line in getattr(n, "resolved_by", ())
-                ],
+                "in_annotations": n.in_annotations,
+                "explicit": n.explicit,
+                "resolved_by": [{"function": function, "line": line} for function, line in n.resolved_by],
             }
             for site, n in _rows(r)
         ]
         files.append({"path": r["path"], "module": r["module"], "error": r["error"], "imports": imports})
     return {"files": files, "summary": _summary(results)}
-
-
-def _reason_code(reason) -> str:
-    return getattr(reason, "value", reason)
-
-
-def _reason_words(reason) -> str:
-    return getattr(reason, "words", None) or str(_reason_code(reason))
 
 
 def _summary(results: list[dict]) -> dict:
@@ -330,11 +214,11 @@ def _summary(results: list[dict]) -> dict:
                 lazy += 1
                 used_at_import += n.used_at_import is not None
                 unused += bool(n.unused)
-                in_annotations += bool(getattr(n, "in_annotations", False))
-                resolved_by += bool(getattr(n, "resolved_by", ()))
-                explicit += bool(getattr(n, "explicit", False))
+                in_annotations += n.in_annotations
+                resolved_by += bool(n.resolved_by)
+                explicit += n.explicit
             else:
-                code = _reason_code(n.reason) if n.reason is not None else "unknown"
+                code = n.reason.value
                 by_reason[code] = by_reason.get(code, 0) + 1
     return {
         "files": len(results),
@@ -354,15 +238,15 @@ def _summary(results: list[dict]) -> dict:
 def _tags(n) -> list[tuple[str, str]]:
     """``(tag key, tag text)`` for the notes on a lazy name."""
     tags = []
-    if getattr(n, "explicit", False):
+    if n.explicit:
         tags.append(("explicit", "explicit"))
     if n.used_at_import is not None:
         tags.append(("used at import", f"used at import (line {n.used_at_import})"))
     if n.unused:
         tags.append(("unused", "unused"))
-    if getattr(n, "in_annotations", False):
+    if n.in_annotations:
         tags.append(("in annotations", "in annotations"))
-    readers = getattr(n, "resolved_by", ())
+    readers = n.resolved_by
     if readers:
         shown = ", ".join(f"{function}() (line {line})"
                           for function, line in readers[:RESOLVED_BY_SHOWN])
@@ -374,7 +258,7 @@ def _tags(n) -> list[tuple[str, str]]:
 def _verdict_words(n) -> tuple[str, str]:
     """``("lazy", tags)`` or ``("eager", reason in words)`` for one imported name."""
     if not n.lazy:
-        return "eager", _reason_words(n.reason) if n.reason is not None else ""
+        return "eager", n.reason.words
     return "lazy", "; ".join(text for _key, text in _tags(n))
 
 
@@ -455,14 +339,9 @@ def _cmd_diff(args: argparse.Namespace) -> int:
 
 def _cmd_compile(args: argparse.Namespace) -> int:
     """``lazify compile``: write lazify's bytecode cache ahead of time."""
-    from lazify._hook import compile_paths
+    from lazify._compile import compile_paths
 
-    result = compile_paths(args.paths, hash_based=args.hash_based)
-    if isinstance(result, bool):
-        return 0 if result else 1
-    if isinstance(result, int):
-        return result
-    return 0
+    return compile_paths(args.paths, hash_based=args.hash_based)
 
 
 # --------------------------------------------------------------------------- run
@@ -479,7 +358,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"lazify run: {e}", file=sys.stderr)
         return 2
     if config.enabled:
-        # lazify._hook is helper "hook"'s module.
         from lazify import _hook
 
         if config.excluding:

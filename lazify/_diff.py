@@ -1,15 +1,14 @@
 """``lazify rewrite`` and ``lazify diff``: the rewritten source, for review and for CI.
 
-Both run the planner and the libcst emitter (:mod:`lazify._emit_cst`) on each file. The
-planner gets ``excluding=None``, as in the import hook: the rewritten program never depends
-on settings, the runtime applies them. Files are found and named as ``lazify check``
-finds and names them (:mod:`lazify._cli`).
+Both run the planner and the libcst emitter (:mod:`lazify._emit_cst`) on each file. Files
+are found, named, read and excluded as ``lazify check`` finds, names, reads and excludes
+them (:mod:`lazify._sources`): a module the settings exclude comes back as it is, as the
+import hook leaves it.
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
 import difflib
 import os
 import re
@@ -23,36 +22,25 @@ class _Failed(Exception):
     """A file that could not be rewritten; the message names the file and the cause."""
 
 
-def rewrite_file(path: str) -> tuple[bytes, bytes]:
+def rewrite_file(path: str, excluding=None) -> tuple[bytes, bytes]:
     """Return ``(original, rewritten)`` bytes for one file, in the file's own encoding.
 
-    A file with nothing to rewrite comes back unchanged. Raises :class:`_Failed` with the
-    path and the parser's message when the file cannot be read or parsed.
+    A file with nothing to rewrite, or that *excluding* names, comes back unchanged.
+    Raises :class:`_Failed` with the path and the parser's message when the file cannot
+    be read or parsed.
     """
-    from lazify import _plan
-    from lazify._cli import module_name_for
+    from lazify import _sources
     from lazify._emit_cst import CannotParse, emit_cst
+    from lazify._rewrite import plan_source
 
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise _Failed(f"{path}: {e.strerror or e}") from None
+        data, tree = _sources.read_and_parse(path)
+    except _sources.SourceError as e:
+        raise _Failed(e.located()) from None
+    module, is_package = _sources.module_name_for(path)
     try:
-        # compile() on the bytes, as `check` does: the coding cookie, BOM and every error
-        # are Python's own.
-        tree = compile(data, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-    except SyntaxError as e:
-        where = f":{e.lineno}" if e.lineno else ""
-        where += f":{e.offset}" if e.lineno and e.offset else ""
-        raise _Failed(f"{path}{where}: {type(e).__name__}: {e.msg}") from None
-    except (ValueError, RecursionError, MemoryError) as e:
-        raise _Failed(f"{path}: {type(e).__name__}: {e}") from None
-    module, is_package = module_name_for(path)
-    try:
-        plan = _plan.plan_module(
-            tree, module=module, is_package=is_package, source=data,
-            extensions=_plan.extension_submodules(path) if is_package else frozenset())
+        plan = plan_source(tree, data, path, module=module, is_package=is_package,
+                           excluding=excluding)
         if not plan.rewrite:
             return data, data
         return data, emit_cst(data, plan)
@@ -87,29 +75,21 @@ def cmd_rewrite(args: argparse.Namespace) -> int:
         if os.path.exists(out) and not os.path.isdir(out):
             print(f"lazify rewrite: {out} exists and is not a directory", file=sys.stderr)
             return 2
-        status = 0
-        for file, rel in _files_under(path):
-            try:
-                _original, new = rewrite_file(file)
-            except _Failed as e:
-                print(f"lazify rewrite: {e}", file=sys.stderr)
-                status = 1
-                continue
+    files = _files_or_report("rewrite", [path])
+    if files is None:
+        return 2
+    failed: list[str] = []
+    for _file, rel, _original, new in _rewrite_each("rewrite", files, failed):
+        if os.path.isdir(path):
             _write(os.path.join(out, rel), new)
-        return status
-    try:
-        _original, new = rewrite_file(path)
-    except _Failed as e:
-        print(f"lazify rewrite: {e}", file=sys.stderr)
-        return 1
-    if out is None:
-        # The bytes as they are: the file's encoding and newlines survive a `> file`.
-        sys.stdout.flush()
-        sys.stdout.buffer.write(new)
-        sys.stdout.buffer.flush()
-    else:
-        _write(os.path.join(out, os.path.basename(path)) if os.path.isdir(out) else out, new)
-    return 0
+        elif out is None:
+            # The bytes as they are: the file's encoding and newlines survive a `> file`.
+            sys.stdout.flush()
+            sys.stdout.buffer.write(new)
+            sys.stdout.buffer.flush()
+        else:
+            _write(os.path.join(out, rel) if os.path.isdir(out) else out, new)
+    return 1 if failed else 0
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
@@ -132,51 +112,69 @@ def _diff(args: argparse.Namespace) -> int:
     if args.check is not None and not os.path.isdir(args.check):
         print(f"lazify diff: --check {args.check}: not a directory", file=sys.stderr)
         return 2
-    status = 0
-    produced: set[str] = set()
-    for top in args.paths:
-        for file, rel in _files_under(top):
-            produced.add(os.path.normpath(rel))
-            try:
-                original, new = rewrite_file(file)
-            except _Failed as e:
-                print(f"lazify diff: {e}", file=sys.stderr)
-                status = 1
-                continue
-            shown = _relative(file)
-            if args.check is None:
-                if new != original:
-                    _print_diff(original, new, file, _label("a", shown), _label("b", shown))
-                continue
-            reviewed_path = os.path.join(args.check, rel)
-            try:
-                with open(reviewed_path, "rb") as f:
-                    reviewed = f.read()
-            except FileNotFoundError:
-                reviewed, label = b"", "/dev/null"
-            else:
-                label = _label("a", _relative(reviewed_path))
-            if reviewed != new or label == "/dev/null":
-                _print_diff(reviewed, new, file, label, _label("b", shown))
-                status = 1
+    files = _files_or_report("diff", args.paths)
+    if files is None:
+        return 2
+    failed: list[str] = []
+    differs = False
+    for file, rel, original, new in _rewrite_each("diff", files, failed):
+        shown = _relative(file)
+        if args.check is None:
+            if new != original:
+                _print_diff(original, new, _label("a", shown), _label("b", shown))
+            continue
+        reviewed_path = os.path.join(args.check, rel)
+        try:
+            with open(reviewed_path, "rb") as f:
+                reviewed = f.read()
+        except FileNotFoundError:
+            reviewed, label = b"", "/dev/null"
+        else:
+            label = _label("a", _relative(reviewed_path))
+        if reviewed != new or label == "/dev/null":
+            _print_diff(reviewed, new, label, _label("b", shown))
+            differs = True
     if args.check is not None:
         # A reviewed file whose source is gone is a difference too.
-        for file, rel in _files_under(args.check):
-            if os.path.normpath(rel) not in produced:
+        from lazify._sources import walk
+
+        produced = {os.path.normpath(rel) for _file, rel, _excluding in files}
+        for file in walk(args.check):
+            if os.path.normpath(os.path.relpath(file, args.check)) not in produced:
                 print(f"lazify diff: {_relative(file)}: no source file for it any more", file=sys.stderr)
-                status = 1
-    return status
+                differs = True
+    return 1 if failed or differs else 0
 
 
-def _files_under(top: str) -> Iterator[tuple[str, str]]:
-    """Yield ``(file, path relative to top)``: the files ``check`` would analyse."""
-    from lazify._cli import _iter_files
+def _files_or_report(command: str, tops: list[str]) -> list[tuple[str, str, frozenset]] | None:
+    """``(file, path relative to its top, excluding)`` for the files ``check`` would
+    analyse; None after reporting malformed settings, as ``check`` does (exit status 2)."""
+    from lazify._config import ConfigError
+    from lazify._sources import iter_files
 
-    for item in _iter_files([top]):
-        # check's walker yields (file, excluding) now; rewrite ignores excluding (see above).
-        file = item[0] if isinstance(item, tuple) else item
-        rel = os.path.relpath(file, top) if os.path.isdir(top) else os.path.basename(file)
-        yield file, rel
+    files = []
+    try:
+        for top in tops:
+            for file, excluding in iter_files([top], ()):
+                rel = os.path.relpath(file, top) if os.path.isdir(top) else os.path.basename(file)
+                files.append((file, rel, excluding))
+    except ConfigError as e:
+        print(f"lazify {command}: {e}", file=sys.stderr)
+        return None
+    return files
+
+
+def _rewrite_each(command: str, files, failed: list[str]) -> Iterator[tuple[str, str, bytes, bytes]]:
+    """Yield ``(file, rel, original, rewritten)``; report a file that fails, and add it
+    to *failed*."""
+    for file, rel, excluding in files:
+        try:
+            original, new = rewrite_file(file, excluding)
+        except _Failed as e:
+            print(f"lazify {command}: {e}", file=sys.stderr)
+            failed.append(file)
+            continue
+        yield file, rel, original, new
 
 
 def _relative(path: str) -> str:
@@ -196,7 +194,7 @@ def _write(dest: str, data: bytes) -> None:
         f.write(data)
 
 
-def _decode(data: bytes, path: str) -> str:
+def _decode(data: bytes) -> str:
     """Decode with the file's own encoding, newlines kept as they are."""
     import io
     import tokenize
@@ -208,9 +206,9 @@ def _decode(data: bytes, path: str) -> str:
         return data.decode("utf-8", "replace")
 
 
-def _print_diff(old: bytes, new: bytes, path: str, old_label: str, new_label: str) -> None:
-    a = _LINE.findall(_decode(old, path))
-    b = _LINE.findall(_decode(new, path))
+def _print_diff(old: bytes, new: bytes, old_label: str, new_label: str) -> None:
+    a = _LINE.findall(_decode(old))
+    b = _LINE.findall(_decode(new))
     out = sys.stdout
     for line in difflib.unified_diff(a, b, old_label, new_label):
         if line.endswith(("\n", "\r")):

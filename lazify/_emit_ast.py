@@ -11,10 +11,9 @@ from __future__ import annotations
 import ast
 from _bisect import bisect_left
 
-from ._plan import (NAMESPACE, NAMESPACE_METHODS, Plan, deep_recursion, extension_submodules,
-                    plan_module, walk)
-
-_POSITIONED = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+from . import _entry_points as ep
+from ._facts import deep_recursion, walk
+from ._plan import Plan, check_applied
 
 
 def _located(node, span):
@@ -27,47 +26,46 @@ def _located(node, span):
     return node
 
 
-def _namespace_call(method, args, span):
-    call = ast.Call(
-        func=ast.Attribute(value=ast.Name(id=NAMESPACE, ctx=ast.Load()),
-                           attr=method, ctx=ast.Load()),
-        args=[ast.Constant(value=arg) for arg in args], keywords=[])
-    return _located(ast.Expr(value=call), span)
+def _method(name):
+    """``__lazy__.<name>``."""
+    return ast.Attribute(value=ast.Name(id=ep.NAMESPACE, ctx=ast.Load()), attr=name,
+                         ctx=ast.Load())
+
+
+def _call(method, args):
+    """``__lazy__.<method>(*args)``, each argument a node or a constant."""
+    return ast.Call(func=_method(method), keywords=[], args=[
+        arg if isinstance(arg, ast.AST) else _constant(arg) for arg in args])
+
+
+def _constant(value):
+    if type(value) is tuple:
+        return ast.Tuple(elts=[_constant(item) for item in value], ctx=ast.Load())
+    return ast.Constant(value=value)
+
+
+def _call_statement(method, args, span):
+    return _located(ast.Expr(value=_call(method, args)), span)
 
 
 def annotated_decorator(names, span):
     """``@__lazy__.__lazy_annotated__(*names)``, innermost: the function's
     annotations dict imports those names when read."""
-    call = ast.Call(
-        func=ast.Attribute(value=ast.Name(id=NAMESPACE, ctx=ast.Load()),
-                           attr="__lazy_annotated__", ctx=ast.Load()),
-        args=[ast.Constant(value=name) for name in names], keywords=[])
-    return _located(call, span)
+    return _located(_call(ep.ANNOTATED, names), span)
 
 
 def annotations_statement(names, span):
     """``__annotations__ = __lazy__.__lazy_annotations__(__annotations__, *names)``
     in a class body, before its first annotated assignment."""
-    call = ast.Call(
-        func=ast.Attribute(value=ast.Name(id=NAMESPACE, ctx=ast.Load()),
-                           attr="__lazy_annotations__", ctx=ast.Load()),
-        args=[ast.Name(id="__annotations__", ctx=ast.Load()),
-              *(ast.Constant(value=name) for name in names)], keywords=[])
+    call = _call(ep.ANNOTATIONS, [ast.Name(id="__annotations__", ctx=ast.Load()), *names])
     assign = ast.Assign(targets=[ast.Name(id="__annotations__", ctx=ast.Store())], value=call)
     return _located(assign, span)
-
-
-def annotate_statement(names, span):
-    """``__lazy__.__lazy_annotate__(*names)`` (3.14+): before the statement of a
-    class body or of the module that holds its first annotation."""
-    return _namespace_call("__lazy_annotate__", names, span)
 
 
 def template_resolved(node, names, span):
     """``(__lazy__.a, __lazy__.b, t"...")[-1]``: the t-string's interpolations
     keep their text, and find the names they read imported."""
-    elts = [ast.Attribute(value=ast.Name(id=NAMESPACE, ctx=ast.Load()), attr=name,
-                          ctx=ast.Load()) for name in names]
+    elts = [_method(name) for name in names]
     elts.append(node)
     return _located(ast.Subscript(
         value=ast.Tuple(elts=elts, ctx=ast.Load()),
@@ -78,12 +76,9 @@ def template_resolved(node, names, span):
 def getattr_prologue(param, span):
     """``if __lazy__.__lazy_getattr__(param): return __lazy__.__lazy_result__(param)``,
     first in the module's own ``def __getattr__``."""
-    def call(method):
-        return ast.Call(
-            func=ast.Attribute(value=ast.Name(id=NAMESPACE, ctx=ast.Load()),
-                               attr=method, ctx=ast.Load()),
-            args=[ast.Name(id=param, ctx=ast.Load())], keywords=[])
-    test = ast.If(test=call("__lazy_getattr__"), body=[ast.Return(value=call("__lazy_result__"))],
+    arg = ast.Name(id=param, ctx=ast.Load())
+    test = ast.If(test=_call(ep.GETATTR, [arg]),
+                  body=[ast.Return(value=_call(ep.RESULT, [ast.Name(id=param, ctx=ast.Load())]))],
                   orelse=[])
     return _located(test, span)
 
@@ -91,18 +86,17 @@ def getattr_prologue(param, span):
 def namespace_read(node, read):
     """The expression that stands for ``node``, a read of the module's namespace
     in a function (``Plan.namespace_reads``): see :class:`lazify._plan.NamespaceRead`."""
-    method = ast.Attribute(value=ast.Name(id=NAMESPACE, ctx=ast.Load()),
-                           attr=NAMESPACE_METHODS[read.kind], ctx=ast.Load())
+    method = ep.NAMESPACE_READS[read.kind]
     if read.kind == "frame":
-        new = ast.Call(func=method, args=[node.value], keywords=[])
+        new = _call(method, [node.value])
     elif read.kind == "eval":
         args = node.args
         local = args[2] if len(args) == 3 else ast.Call(
             func=ast.Name(id="locals", ctx=ast.Load()), args=[], keywords=[])
-        node.args = [args[0], ast.Call(func=method, args=[], keywords=[]), local]
+        node.args = [args[0], _call(method, []), local]
         new = node
     else:
-        new = ast.Call(func=method, args=[], keywords=[])
+        new = _call(method, [])
     span = read.span
     if span[0] != span[2]:
         # zero-width at its start: a multi-line span would make the compiler
@@ -114,14 +108,14 @@ def namespace_read(node, read):
 def header_statements(span, fallback_names=()):
     """``from lazify._importlib_bootstrap import __lazy_module__ as __lazy__`` and
     ``__lazy__ = __lazy__(globals(), *fallback_names)``."""
-    first = ast.ImportFrom(module="lazify._importlib_bootstrap",
-                           names=[ast.alias(name="__lazy_module__", asname=NAMESPACE)],
+    first = ast.ImportFrom(module=ep.RUNTIME,
+                           names=[ast.alias(name=ep.FACTORY, asname=ep.NAMESPACE)],
                            level=0)
     if "is_lazy" in ast.ImportFrom._fields:
         first.is_lazy = 0   # 3.15 (PEP 810): what the parser gives a plain import
     second = ast.Assign(
-        targets=[ast.Name(id=NAMESPACE, ctx=ast.Store())],
-        value=ast.Call(func=ast.Name(id=NAMESPACE, ctx=ast.Load()),
+        targets=[ast.Name(id=ep.NAMESPACE, ctx=ast.Store())],
+        value=ast.Call(func=ast.Name(id=ep.NAMESPACE, ctx=ast.Load()),
                        args=[ast.Call(func=ast.Name(id="globals", ctx=ast.Load()),
                                       args=[], keywords=[]),
                              *(ast.Constant(value=name) for name in fallback_names)],
@@ -129,67 +123,40 @@ def header_statements(span, fallback_names=()):
     return [_located(first, span), _located(second, span)]
 
 
-def _is_docstring(stmt) -> bool:
-    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) \
-        and isinstance(stmt.value.value, str)
-
-
-def header_index(tree: ast.Module) -> int:
-    """Index in ``tree.body`` where the header goes: after the docstring and
-    the ``from __future__`` imports (which must stay first)."""
-    body = tree.body
-    index = 0
-    if body and _is_docstring(body[0]):
-        index = 1
-    while index < len(body) and isinstance(body[index], ast.ImportFrom) \
-            and body[index].module == "__future__" and body[index].level == 0:
-        index += 1
-    return index
-
-
 def _site_statements(node, site):
     """The statements that replace one import statement."""
     span = site.span
-    lazy = [name.alias for name in site.names if name.lazy]
-    if site.names and site.names[0].alias == "*":
-        module = "." * site.level + site.from_module
-        return [_namespace_call("__lazy_star__", [module], span), node]
-    if not lazy:
-        return [node]
+    if site.is_star:
+        return [_call_statement(ep.STAR, [site.module_text], span), node]
+    lazy = [(name.imported, name.asname) for name in site.names if name.lazy]
     out = []
     eager = [alias for alias, name in zip(node.names, site.names) if not name.lazy]
     if eager:
         node.names = eager
         out.append(node)
     if site.kind == "import":
-        out.append(_namespace_call("__lazy_import__", lazy, span))
+        out.append(_call_statement(ep.IMPORT, lazy, span))
     else:
-        module = "." * site.level + site.from_module
-        out.append(_namespace_call("__lazy_from__", [module, *lazy], span))
+        out.append(_call_statement(ep.FROM, [site.module_text, *lazy], span))
     return out
 
 
 class _Emitter:
+    """Applies one plan; ``applied`` collects the plan items it found a node for."""
+
     def __init__(self, plan: Plan):
-        self.sites = {site.span: site for site in plan.imports
-                      if site.any_lazy or (site.names and site.names[0].alias == "*")}
-        self.refs = {(ref.span[0], ref.span[1]) for ref in plan.references}
+        self.sites = {site.span: site for site in plan.imports if site.rewritten}
+        self.refs = {ref.span[:2]: ref for ref in plan.references}
         self.chain = set(plan.chain_after)
-        self.decorate = {o.span: o.names for o in plan.annotation_owners if o.kind == "def"}
-        self.before = {o.span: o.names for o in plan.annotation_owners if o.kind == "class"}
-        self.annotate = {o.span: o.names for o in plan.annotation_owners if o.kind == "annotate"}
-        self.templates = {t.span: t.names for t in plan.templates}
-        self.prologues = {p.span: p.param for p in plan.getattr_prologues}
+        self.owners = {}
+        for owner in plan.annotation_owners:
+            self.owners.setdefault(owner.span, []).append(owner)
+        self.templates = {t.span: t for t in plan.templates}
+        self.prologues = {p.span: p for p in plan.getattr_prologues}
         self.reads = {r.span: r for r in plan.namespace_reads}
-        lines = {span[0] for span in self.sites}
-        lines.update(span[0] for span in self.annotate)
-        lines.update(span[0] for span in self.templates)
-        lines.update(span[0] for span in self.reads)
-        lines.update(line for line, _col in self.refs)
-        lines.update(span[0] for span in self.chain)
-        lines.update(span[0] for span in self.decorate)
-        lines.update(span[0] for span in self.before)
-        lines.update(span[0] for span in self.prologues)
+        self.applied = set()
+        lines = {span[0] for span in (*self.sites, *self.owners, *self.templates, *self.reads,
+                                      *self.refs, *self.chain, *self.prologues)}
         self.lines = sorted(lines)
 
     def touches(self, node) -> bool:
@@ -213,32 +180,40 @@ class _Emitter:
             span = (stmt.lineno, stmt.col_offset, stmt.end_lineno, stmt.end_col_offset)
             # zero-width at the statement's start: see the chain call below
             start = (span[0], span[1], span[0], span[1])
-            names = self.before.get(span)
-            if names is not None and isinstance(stmt, ast.AnnAssign):
-                out.append(annotations_statement(names, start))
-            names = self.annotate.get(span)
-            if names is not None:
-                out.append(annotate_statement(names, start))
-            names = self.decorate.get(span)
-            if names is not None and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                stmt.decorator_list.append(annotated_decorator(names, start))
+            for owner in self.owners.get(span, ()):
+                out.extend(self.owner(owner, stmt, start))
             site = self.sites.get(span) if isinstance(stmt, (ast.Import, ast.ImportFrom)) else None
             if site is not None:
+                self.applied.add(site)
                 out.extend(_site_statements(stmt, site))
             else:
                 self.node(stmt)
                 out.append(stmt)
-            param = self.prologues.get(span) if isinstance(stmt, ast.FunctionDef) else None
-            if param is not None:
-                body = stmt.body
-                first = 1 if _is_docstring(body[0]) else 0
-                body.insert(first, getattr_prologue(param, start))
+            prologue = self.prologues.get(span) if isinstance(stmt, ast.FunctionDef) else None
+            if prologue is not None:
+                self.applied.add(prologue)
+                stmt.body.insert(1 if prologue.after_docstring else 0,
+                                 getattr_prologue(prologue.param, start))
             if span in self.chain:
+                self.applied.add(span)
                 # positioned at the start of the statement it follows: a
                 # multi-line span would make the compiler derive positions
                 # inside the user's code
-                out.append(_namespace_call("__lazy_chain__", (), start))
+                out.append(_call_statement(ep.CHAIN, (), start))
         return out
+
+    def owner(self, owner, stmt, start) -> list:
+        """The statements an annotation owner gets before ``stmt`` (or its decorator)."""
+        if owner.kind == "annotate":
+            self.applied.add(owner)
+            return [_call_statement(ep.ANNOTATE, owner.names, start)]
+        if owner.kind == "class" and isinstance(stmt, ast.AnnAssign):
+            self.applied.add(owner)
+            return [annotations_statement(owner.names, start)]
+        if owner.kind == "def" and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.applied.add(owner)
+            stmt.decorator_list.append(annotated_decorator(owner.names, start))
+        return []
 
     def node(self, node):
         for field in node._fields:
@@ -259,33 +234,40 @@ class _Emitter:
 
     def expression(self, node):
         if type(node) is ast.Name:
-            if type(node.ctx) is ast.Load and (node.lineno, node.col_offset) in self.refs:
+            ref = self.refs.get((node.lineno, node.col_offset)) \
+                if type(node.ctx) is ast.Load else None
+            if ref is not None and ref.name == node.id:
+                self.applied.add(ref)
                 span = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
-                return _located(ast.Attribute(
-                    value=ast.Name(id=NAMESPACE, ctx=ast.Load()),
-                    attr=node.id, ctx=ast.Load()), span)
+                return _located(_method(node.id), span)
             return node
         if self.touches(node):
             self.node(node)
             if self.templates and type(node).__name__ == "TemplateStr":
                 span = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
-                names = self.templates.get(span)
-                if names is not None:
-                    return template_resolved(node, names, span)
+                template = self.templates.get(span)
+                if template is not None:
+                    self.applied.add(template)
+                    return template_resolved(node, template.names, span)
             if self.reads and type(node) in (ast.Call, ast.Attribute):
                 read = self.reads.get(
                     (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset))
                 if read is not None and (type(node) is ast.Attribute) == (read.kind == "frame"):
+                    self.applied.add(read)
                     return namespace_read(node, read)
         return node
 
 
 def emit(tree: ast.Module, plan: Plan) -> ast.Module:
-    """Apply ``plan`` to ``tree`` (in place) and return it."""
+    """Apply ``plan`` to ``tree`` (in place) and return it.
+
+    :raises lazify._plan.EmitError: when an item of the plan matches no node of the
+        tree (a lazify bug): the module would otherwise fail later, with a NameError.
+    """
     if not plan.rewrite:
         return tree
     emitter = _Emitter(plan)
-    index = header_index(tree)
+    index = plan.header_index
     head, rest = tree.body[:index], tree.body[index:]
     if rest:
         first = rest[0]
@@ -295,20 +277,6 @@ def emit(tree: ast.Module, plan: Plan) -> ast.Module:
         span = (line, 0, line, 0)
     with deep_recursion():
         rest = emitter.statements(rest)
+    check_applied(plan, emitter.applied)
     tree.body = head + header_statements(span, plan.fallback_names) + rest
     return tree
-
-
-def transform(source, path: str, *, module: str = "", is_package: bool = False,
-              optimize: int = -1):
-    """Source bytes -> rewritten code object (the import hook's cache miss).
-
-    Raises ``SyntaxError`` exactly as ``compile()`` would for bad source.
-    """
-    tree = compile(source, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True,
-                   optimize=optimize)
-    plan = plan_module(tree, module=module, is_package=is_package, source=source,
-                       extensions=extension_submodules(path) if is_package else frozenset())
-    if plan.rewrite:
-        tree = emit(tree, plan)
-    return compile(tree, path, "exec", dont_inherit=True, optimize=optimize)

@@ -12,42 +12,45 @@ read, unless a blank line is right above its ``def``). A parenthesised ``from`` 
 that replaces it is laid out like it, and removed aliases leave their comments behind.
 An import continued with backslashes keeps them in the call, unless it keeps eager names.
 
-libcst is imported inside :func:`emit_cst`: it is slow to import (and to parse, about 75 ms
-per stdlib file here), so it is never on the import hook's path.
+libcst is slow to import (and to parse, about 75 ms per stdlib file here): this module is
+imported only where a command emits (``lazify rewrite``/``diff``), never on the import
+hook's path.
 """
 
 from __future__ import annotations
 
 import re
 
-from ._plan import NAMESPACE, NAMESPACE_METHODS, Plan
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
 
-#: The two header statements, on one line (contract item 1), without fallback names.
+from . import _entry_points as ep
+from ._plan import EmitError, Plan, check_applied
+
+__all__ = ["HEADER", "CannotParse", "EmitError", "emit_cst", "header_code"]
+
+#: The two header statements, on one line, without fallback names.
 HEADER = (
-    f"from lazify._importlib_bootstrap import __lazy_module__ as {NAMESPACE}; "
-    f"{NAMESPACE} = {NAMESPACE}(globals())"
+    f"from {ep.RUNTIME} import {ep.FACTORY} as {ep.NAMESPACE}; "
+    f"{ep.NAMESPACE} = {ep.NAMESPACE}(globals())"
 )
 
 
 def header_code(plan: Plan) -> str:
     """The header line; ``Plan.fallback_names`` become extra arguments, as in the AST emitter."""
-    names = getattr(plan, "fallback_names", ())
-    if not names:
+    if not plan.fallback_names:
         return HEADER
-    return HEADER[: -len(")")] + "".join(f", {name!r}" for name in names) + ")"
+    return HEADER[: -len(")")] + "".join(f", {name!r}" for name in plan.fallback_names) + ")"
 
 
-def _annotate_call(names) -> str:
-    return f"{NAMESPACE}.__lazy_annotate__({', '.join(map(repr, names))})"
+def _call(method: str, *args: str) -> str:
+    """``__lazy__.<method>(*args)``, each argument given as source text."""
+    return f"{ep.NAMESPACE}.{method}({', '.join(args)})"
 
 
 # Lines as CPython and libcst's PositionProvider count them (not str.splitlines, which
 # also splits on \f, \v, \x1c... and would shift every later line).
 _NEWLINE = re.compile(r"\r\n?|\n")
-
-
-class EmitError(Exception):
-    """The plan does not match the source: a lazify bug, never a user error."""
 
 
 class CannotParse(Exception):
@@ -66,9 +69,6 @@ def emit_cst(source: str | bytes, plan: Plan) -> str | bytes:
     """
     if not plan.rewrite:
         return source
-    import libcst as cst
-    from libcst.metadata import MetadataWrapper, PositionProvider
-
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as e:
@@ -79,10 +79,9 @@ def emit_cst(source: str | bytes, plan: Plan) -> str | bytes:
     # unsafe_skip_copy: the tree is fresh, and the transformer needs the very nodes the
     # positions are keyed by.
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
-    applier = _make_applier(cst)(plan, positions, _ByteColumns(module.code))
+    applier = _Applier(plan, wrapper.resolve(PositionProvider), _ByteColumns(module.code))
     new = module.visit(applier)
-    applier.check_all_applied()
+    check_applied(plan, applier.applied)
     if isinstance(source, bytes):
         return new.bytes
     # libcst drops a BOM character at the start of text input (bytes keep theirs).
@@ -110,498 +109,442 @@ class _ByteColumns:
         return column if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
-def _make_applier(cst):
-    """Build the transformer class (a function, so that libcst is imported lazily)."""
+def _small(code: str):
+    """Parse one generated small statement."""
+    return cst.parse_statement(code + "\n").body[0]
 
-    def small(code: str):
-        """Parse one generated small statement."""
-        return cst.parse_statement(code + "\n").body[0]
 
-    def alias_text(alias) -> str:
-        text = cst.helpers.get_full_name_for_node(alias.name)
-        if alias.asname is not None:
-            text += " as " + alias.asname.name.value
-        return text
+def _is_blank(line) -> bool:
+    return line.comment is None
 
-    def is_blank(line) -> bool:
-        return line.comment is None
 
-    class Applier(cst.CSTTransformer):
-        def __init__(self, plan: Plan, positions, byte_col) -> None:
-            super().__init__()
-            self.plan = plan
-            self.positions = positions
-            self.byte_col = byte_col
-            self.refs = {(r.span[0], r.span[1]): r.name for r in plan.references}
-            self.sites = {
-                (s.span[0], s.span[1]): s
-                for s in plan.imports
-                if s.any_lazy or any(n.alias == "*" for n in s.names)
-            }
-            self.chains = {(s[0], s[1]) for s in plan.chain_after}
-            owners = getattr(plan, "annotation_owners", ())
-            self.decorate = {(o.span[0], o.span[1]): o.names for o in owners if o.kind == "def"}
-            self.before = {(o.span[0], o.span[1]): o.names for o in owners if o.kind == "class"}
-            self.annotate = {(o.span[0], o.span[1]): o.names for o in owners if o.kind == "annotate"}
-            self.templates = {(t.span[0], t.span[1]): t.names for t in getattr(plan, "templates", ())}
-            self.done_templates: set = set()
-            #: starts of implicitly concatenated strings: a t-string part that starts
-            #: there is not the whole template
-            self.concat_starts: set = set()
-            self.prologues = {(p.span[0], p.span[1]): p.param for p in plan.getattr_prologues}
-            self.done_prologues: set = set()
-            self.reads = {(r.span[0], r.span[1]): r for r in getattr(plan, "namespace_reads", ())}
-            self.done_reads: set = set()
-            self.done_owners: set = set()
-            self.done_refs: set = set()
-            self.done_sites: set = set()
-            self.done_chains: set = set()
-            self.header_done = False
-            #: per enclosing f-string expression: how many names were routed in it
-            self.fstring_routes: list[int] = []
-            #: per enclosing f-string: its quote character
-            self.fstring_quotes: list[str] = []
-            #: id(original SimpleStatementLine) -> how many statements each of its small
-            #: statements became
-            self.counts: dict[int, list[int]] = {}
+def _pair(alias) -> tuple:
+    """``(imported, asname or None)`` of a libcst ImportAlias, as the plan has it."""
+    asname = alias.asname.name.value if alias.asname is not None else None
+    return cst.helpers.get_full_name_for_node(alias.name), asname
 
-        # ------------------------------------------------------------ positions
 
-        def start(self, node) -> tuple[int, int]:
-            pos = self.positions[node].start
-            return pos.line, self.byte_col(pos.line, pos.column)
+class _Applier(cst.CSTTransformer):
+    """Applies one plan to the tree; ``applied`` collects the plan items it found a node for.
 
-        def end_line(self, node) -> int:
-            return self.positions[node].end.line
+    Plan items are keyed by where they start, ``(line, UTF-8 byte column)``.
+    """
 
-        def check_all_applied(self) -> None:
-            missing = []
-            missing += [f"reference {n!r} at {k}" for k, n in self.refs.items() if k not in self.done_refs]
-            missing += [
-                f"import {s.statement!r} at {k}" for k, s in self.sites.items() if k not in self.done_sites
-            ]
-            missing += [f"__getattr__/__dir__ binding at {k}" for k in self.chains - self.done_chains]
-            missing += [
-                f"annotated def or class at {k}"
-                for k in {*self.decorate, *self.before, *self.annotate} - self.done_owners
-            ]
-            missing += [f"t-string at {k}" for k in set(self.templates) - self.done_templates]
-            missing += [f"def __getattr__ at {k}" for k in set(self.prologues) - self.done_prologues]
-            missing += [
-                f"namespace read {r.kind!r} at {k}" for k, r in self.reads.items() if k not in self.done_reads
-            ]
-            if not self.header_done:
-                missing.append(f"header after line {self.plan.header_after_line}")
-            if missing:
-                raise EmitError(
-                    f"plan for module {self.plan.module!r} does not match the source: "
-                    "no node for " + "; ".join(missing)
-                )
+    def __init__(self, plan: Plan, positions, byte_col) -> None:
+        super().__init__()
+        self.plan = plan
+        self.positions = positions
+        self.byte_col = byte_col
+        self.applied: set = set()
+        self.refs = {r.span[:2]: r for r in plan.references}
+        self.sites = {s.span[:2]: s for s in plan.imports if s.rewritten}
+        self.chains = {span[:2]: span for span in plan.chain_after}
+        owners = plan.annotation_owners
+        self.decorate = {o.span[:2]: o for o in owners if o.kind == "def"}
+        self.before = {o.span[:2]: o for o in owners if o.kind == "class"}
+        self.annotate = {o.span[:2]: o for o in owners if o.kind == "annotate"}
+        self.templates = {t.span[:2]: t for t in plan.templates}
+        #: starts of implicitly concatenated strings: a t-string part that starts
+        #: there is not the whole template
+        self.concat_starts: set = set()
+        self.prologues = {p.span[:2]: p for p in plan.getattr_prologues}
+        self.reads = {r.span[:2]: r for r in plan.namespace_reads}
+        #: per enclosing f-string expression: how many names were routed in it
+        self.fstring_routes: list[int] = []
+        #: per enclosing f-string: its quote character
+        self.fstring_quotes: list[str] = []
+        #: id(original SimpleStatementLine) -> how many statements each of its small
+        #: statements became
+        self.counts: dict[int, list[int]] = {}
 
-        # ------------------------------------------------------------ references
+    # ------------------------------------------------------------ positions
 
-        def leave_Name(self, original, updated):
-            key = self.start(original)
-            name = self.refs.get(key)
-            if name is None or name != original.value:
-                return updated
-            self.done_refs.add(key)
-            if self.fstring_routes:
-                self.fstring_routes[-1] += 1
-            return cst.Attribute(
-                value=cst.Name(NAMESPACE),
-                attr=cst.Name(original.value),
-                lpar=updated.lpar,
-                rpar=updated.rpar,
-            )
+    def start(self, node) -> tuple[int, int]:
+        pos = self.positions[node].start
+        return pos.line, self.byte_col(pos.line, pos.column)
 
-        # ------------------------------------------------------------ namespace reads
+    # ------------------------------------------------------------ references
 
-        def read_at(self, original, kind_ok):
-            """The namespace read planned for ``original``, or None."""
-            if not self.reads:
-                return None
-            key = self.start(original)
-            read = self.reads.get(key)
-            if read is None or not kind_ok(read.kind):
-                return None
-            self.done_reads.add(key)
-            if self.fstring_routes:
-                self.fstring_routes[-1] += 1
-            return read
-
-        def leave_Call(self, original, updated):
-            func = original.func
-            if not isinstance(func, cst.Name) or func.value not in ("globals", "eval", "exec"):
-                return updated
-            read = self.read_at(
-                original, (lambda kind: kind == "eval") if func.value != "globals"
-                else (lambda kind: kind not in ("eval", "frame")))
-            if read is None:
-                return updated
-            method = f"{NAMESPACE}.{NAMESPACE_METHODS[read.kind]}()"
-            if read.kind != "eval":
-                return cst.parse_expression(method).with_changes(lpar=updated.lpar, rpar=updated.rpar)
-            # eval(src[, None[, loc]]) -> eval(src, __lazy__.__lazy_globals__(), loc or locals())
-            args = list(updated.args)
-            if len(args) >= 2:
-                args[1] = args[1].with_changes(value=cst.parse_expression(method))
-            else:
-                comma = args[0].comma
-                if isinstance(comma, cst.Comma) and _code(cst, comma.whitespace_after) == "":
-                    # eval(src,): a space after the comma that now separates arguments
-                    args[0] = args[0].with_changes(
-                        comma=comma.with_changes(whitespace_after=cst.SimpleWhitespace(" ")))
-                args.append(cst.Arg(cst.parse_expression(method)))
-            if len(args) < 3:
-                args.append(cst.Arg(cst.parse_expression("locals()")))
-            return updated.with_changes(args=args)
-
-        def leave_Attribute(self, original, updated):
-            if original.attr.value != "f_globals":
-                return updated
-            read = self.read_at(original, lambda kind: kind == "frame")
-            if read is None:
-                return updated
-            method = cst.Attribute(value=cst.Name(NAMESPACE), attr=cst.Name(NAMESPACE_METHODS["frame"]))
-            return cst.Call(func=method, args=[cst.Arg(updated.value)], lpar=updated.lpar, rpar=updated.rpar)
-
-        def visit_FormattedString(self, node) -> None:
-            self.fstring_quotes.append(node.start[-1])
-
-        def leave_FormattedString(self, original, updated):
-            self.fstring_quotes.pop()
+    def leave_Name(self, original, updated):
+        ref = self.refs.get(self.start(original))
+        if ref is None or ref.name != original.value:
             return updated
+        self.applied.add(ref)
+        if self.fstring_routes:
+            self.fstring_routes[-1] += 1
+        return cst.Attribute(
+            value=cst.Name(ep.NAMESPACE),
+            attr=cst.Name(original.value),
+            lpar=updated.lpar,
+            rpar=updated.rpar,
+        )
 
-        def visit_FormattedStringExpression(self, node) -> None:
-            self.fstring_routes.append(0)
+    # ------------------------------------------------------------ namespace reads
 
-        def leave_FormattedStringExpression(self, original, updated):
-            # f"{json=}" prints the expression's text: routing the name would change that
-            # text to "__lazy__.json=". Spell it as the literal text plus the value with the
-            # conversion "=" implies (repr unless a format spec is given), which is the
-            # same program: the parser produces Constant("json=") + FormattedValue for both.
-            routed = self.fstring_routes.pop()
-            if self.fstring_routes:
-                self.fstring_routes[-1] += routed
-            if updated.equal is None or not routed:
-                return updated
-            code = _code(cst, original.whitespace_before_expression)
-            code += _code(cst, original.expression)
-            code += _code(cst, original.whitespace_after_expression)
-            code += _code(cst, original.equal)
-            if "\\" in code or self.fstring_quotes[-1] in code:
-                raise EmitError(f"cannot spell f-string debug text {code!r} as a literal")
-            conversion = updated.conversion
-            if conversion is None and updated.format_spec is None:
-                conversion = "r"
-            text = code.replace("{", "{{").replace("}", "}}")
-            return cst.FlattenSentinel(
-                [
-                    cst.FormattedStringText(text),
-                    # The whitespace stays: without "=" it is not printed, and it keeps
-                    # `{ {x: 1} = }` from turning into an escaped `{{`.
-                    updated.with_changes(equal=None, conversion=conversion),
-                ]
-            )
+    def read_at(self, original, kind_ok):
+        """The namespace read planned for ``original``, or None."""
+        if not self.reads:
+            return None
+        read = self.reads.get(self.start(original))
+        if read is None or not kind_ok(read.kind):
+            return None
+        self.applied.add(read)
+        if self.fstring_routes:
+            self.fstring_routes[-1] += 1
+        return read
 
-        # ------------------------------------------------------------ t-strings
+    def leave_Call(self, original, updated):
+        func = original.func
+        if not isinstance(func, cst.Name) or func.value not in ("globals", "eval", "exec"):
+            return updated
+        read = self.read_at(
+            original, (lambda kind: kind == "eval") if func.value != "globals"
+            else (lambda kind: kind not in ("eval", "frame")))
+        if read is None:
+            return updated
+        method = cst.parse_expression(_call(ep.NAMESPACE_READS[read.kind]))
+        if read.kind != "eval":
+            return method.with_changes(lpar=updated.lpar, rpar=updated.rpar)
+        # eval(src[, None[, loc]]) -> eval(src, __lazy__.__lazy_globals__(), loc or locals())
+        args = list(updated.args)
+        if len(args) >= 2:
+            args[1] = args[1].with_changes(value=method)
+        else:
+            comma = args[0].comma
+            if isinstance(comma, cst.Comma) and _code(comma.whitespace_after) == "":
+                # eval(src,): a space after the comma that now separates arguments
+                args[0] = args[0].with_changes(
+                    comma=comma.with_changes(whitespace_after=cst.SimpleWhitespace(" ")))
+            args.append(cst.Arg(method))
+        if len(args) < 3:
+            args.append(cst.Arg(cst.parse_expression("locals()")))
+        return updated.with_changes(args=args)
 
-        def visit_ConcatenatedString(self, node) -> None:
-            self.concat_starts.add(self.start(node))
+    def leave_Attribute(self, original, updated):
+        if original.attr.value != "f_globals":
+            return updated
+        read = self.read_at(original, lambda kind: kind == "frame")
+        if read is None:
+            return updated
+        method = cst.Attribute(value=cst.Name(ep.NAMESPACE), attr=cst.Name(ep.NAMESPACE_READS["frame"]))
+        return cst.Call(func=method, args=[cst.Arg(updated.value)], lpar=updated.lpar, rpar=updated.rpar)
 
-        def leave_ConcatenatedString(self, original, updated):
-            return self.template(original, updated)
+    def visit_FormattedString(self, node) -> None:
+        self.fstring_quotes.append(node.start[-1])
 
-        def leave_TemplatedString(self, original, updated):
-            if self.start(original) in self.concat_starts:
-                return updated
-            return self.template(original, updated)
+    def leave_FormattedString(self, original, updated):
+        self.fstring_quotes.pop()
+        return updated
 
-        def template(self, original, updated):
-            # (__lazy__.a, t"{a}")[-1]: the interpolation keeps its text (contract in
-            # _plan.TemplateString)
-            key = self.start(original)
-            names = self.templates.get(key)
-            if names is None:
-                return updated
-            self.done_templates.add(key)
-            elements = [
-                cst.Element(cst.Attribute(value=cst.Name(NAMESPACE), attr=cst.Name(name)))
-                for name in names
+    def visit_FormattedStringExpression(self, node) -> None:
+        self.fstring_routes.append(0)
+
+    def leave_FormattedStringExpression(self, original, updated):
+        # f"{json=}" prints the expression's text: routing the name would change that
+        # text to "__lazy__.json=". Spell it as the literal text plus the value with the
+        # conversion "=" implies (repr unless a format spec is given), which is the
+        # same program: the parser produces Constant("json=") + FormattedValue for both.
+        routed = self.fstring_routes.pop()
+        if self.fstring_routes:
+            self.fstring_routes[-1] += routed
+        if updated.equal is None or not routed:
+            return updated
+        code = _code(original.whitespace_before_expression)
+        code += _code(original.expression)
+        code += _code(original.whitespace_after_expression)
+        code += _code(original.equal)
+        if "\\" in code or self.fstring_quotes[-1] in code:
+            raise EmitError(f"cannot spell f-string debug text {code!r} as a literal")
+        conversion = updated.conversion
+        if conversion is None and updated.format_spec is None:
+            conversion = "r"
+        text = code.replace("{", "{{").replace("}", "}}")
+        return cst.FlattenSentinel(
+            [
+                cst.FormattedStringText(text),
+                # The whitespace stays: without "=" it is not printed, and it keeps
+                # `{ {x: 1} = }` from turning into an escaped `{{`.
+                updated.with_changes(equal=None, conversion=conversion),
             ]
-            elements.append(cst.Element(updated))
-            index = cst.Index(cst.UnaryOperation(operator=cst.Minus(), expression=cst.Integer("1")))
-            return cst.Subscript(value=cst.Tuple(elements), slice=[cst.SubscriptElement(index)])
+        )
 
-        # ------------------------------------------------------------ small statements
+    # ------------------------------------------------------------ t-strings
 
-        def leave_SimpleStatementLine(self, original, updated):
-            counts: list[int] = []
-            new = updated.with_changes(body=self.small_statements(original.body, updated.body, counts))
-            self.counts[id(original)] = counts
-            return new
+    def visit_ConcatenatedString(self, node) -> None:
+        self.concat_starts.add(self.start(node))
 
-        def leave_SimpleStatementSuite(self, original, updated):
-            return updated.with_changes(body=self.small_statements(original.body, updated.body))
+    def leave_ConcatenatedString(self, original, updated):
+        return self.template(original, updated)
 
-        def small_statements(self, originals, updateds, counts=None) -> list:
-            out = []
-            for orig, upd in zip(originals, updateds):
-                key = self.start(orig)
-                site = self.sites.get(key) if isinstance(orig, (cst.Import, cst.ImportFrom)) else None
-                new = [upd] if site is None else self.apply_site(key, site, upd)
-                names = self.before.get(key) if isinstance(orig, cst.AnnAssign) else None
-                if names is not None:
-                    self.done_owners.add(key)
-                    args = "".join(f", {name!r}" for name in names)
-                    new.insert(0, small(
-                        f"__annotations__ = {NAMESPACE}.__lazy_annotations__(__annotations__{args})"))
-                names = self.annotate.get(key)
-                if names is not None:
-                    self.done_owners.add(key)
-                    new.insert(0, small(_annotate_call(names)))
-                if key in self.chains:
-                    self.done_chains.add(key)
-                    new.append(small(f"{NAMESPACE}.__lazy_chain__()"))
-                # The last statement keeps the original semicolon (and so the text up to
-                # the next statement or the line end); the others get libcst's default "; ".
-                new = [s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT) for s in new[:-1]] + [
-                    new[-1].with_changes(semicolon=upd.semicolon)
-                ]
-                out.extend(new)
-                if counts is not None:
-                    counts.append(len(new))
-            return out
+    def leave_TemplatedString(self, original, updated):
+        if self.start(original) in self.concat_starts:
+            return updated
+        return self.template(original, updated)
 
-        def apply_site(self, key, site, node) -> list:
-            if isinstance(node.names, cst.ImportStar):
-                self.done_sites.add(key)
-                module = "." * site.level + site.from_module
-                return [small(f"{NAMESPACE}.__lazy_star__({module!r})"), node]
-            aliases = list(node.names)
-            written = [alias_text(a) for a in aliases]
-            planned = [n.alias for n in site.names]
-            if written != planned:
-                raise EmitError(
-                    f"import at {key} binds {written}, the plan says {planned}"
-                )
-            self.done_sites.add(key)
-            lazy = [n.alias for n in site.names if n.lazy]
-            if site.kind == "import":
-                call = f"{NAMESPACE}.__lazy_import__({', '.join(map(repr, lazy))})"
-            else:
-                module = "." * site.level + site.from_module
-                args = ", ".join(map(repr, [module, *lazy]))
-                call = f"{NAMESPACE}.__lazy_from__({args})"
-            kept = [a for a, n in zip(aliases, site.names) if not n.lazy]
-            if not kept:
-                if _spans_lines(cst, node):
-                    spread = _spread_call(cst, node, None if site.kind == "import" else module, written)
-                    return [cst.Expr(spread)]
-                return [small(call)]
-            if isinstance(node, cst.ImportFrom) and node.lpar is not None:
-                keep = [not n.lazy for n in site.names]
-                return [_remove_parenthesized(cst, node, keep), small(call)]
-            if kept[-1] is not aliases[-1]:
-                # Without parentheses a trailing comma is a syntax error.
-                kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-            return [node.with_changes(names=kept), small(call)]
+    def template(self, original, updated):
+        # (__lazy__.a, t"{a}")[-1]: the interpolation keeps its text (see
+        # _plan.TemplateString)
+        template = self.templates.get(self.start(original))
+        if template is None:
+            return updated
+        self.applied.add(template)
+        elements = [
+            cst.Element(cst.Attribute(value=cst.Name(ep.NAMESPACE), attr=cst.Name(name)))
+            for name in template.names
+        ]
+        elements.append(cst.Element(updated))
+        index = cst.Index(cst.UnaryOperation(operator=cst.Minus(), expression=cst.Integer("1")))
+        return cst.Subscript(value=cst.Tuple(elements), slice=[cst.SubscriptElement(index)])
 
-        # ------------------------------------------------------------ annotations
+    # ------------------------------------------------------------ small statements
 
-        def leave_FunctionDef(self, original, updated):
-            key = self.start(original)
-            param = self.prologues.get(key)
-            if param is not None:
-                self.done_prologues.add(key)
-                updated = _with_prologue(cst, updated, param)
-            names = self.decorate.get(key)
-            if names is None:
-                return updated
-            self.done_owners.add(key)
-            call = f"{NAMESPACE}.__lazy_annotated__({', '.join(map(repr, names))})"
-            decorator = cst.Decorator(decorator=cst.parse_expression(call))
-            leading = list(updated.leading_lines)
-            if not updated.decorators and leading and is_blank(leading[-1]):
-                # It takes the blank line above the def: no line moves.
-                leading = leading[:-1]
-            return updated.with_changes(
-                decorators=[*updated.decorators, decorator], leading_lines=leading)
+    def leave_SimpleStatementLine(self, original, updated):
+        counts: list[int] = []
+        new = updated.with_changes(body=self.small_statements(original.body, updated.body, counts))
+        self.counts[id(original)] = counts
+        return new
 
-        # ------------------------------------------------------------ blocks
+    def leave_SimpleStatementSuite(self, original, updated):
+        return updated.with_changes(body=self.small_statements(original.body, updated.body))
 
-        def leave_IndentedBlock(self, original, updated):
-            body, origs = self.chain_compounds(original.body, updated.body)
-            body, _ = self.annotate_compounds(origs, body)
-            return updated.with_changes(body=body)
+    def small_statements(self, originals, updateds, counts=None) -> list:
+        out = []
+        for orig, upd in zip(originals, updateds):
+            key = self.start(orig)
+            site = self.sites.get(key) if isinstance(orig, (cst.Import, cst.ImportFrom)) else None
+            new = [upd] if site is None else self.apply_site(key, site, upd)
+            owner = self.before.get(key) if isinstance(orig, cst.AnnAssign) else None
+            if owner is not None:
+                self.applied.add(owner)
+                new.insert(0, _small("__annotations__ = " + _call(
+                    ep.ANNOTATIONS, "__annotations__", *map(repr, owner.names))))
+            owner = self.annotate.get(key)
+            if owner is not None:
+                self.applied.add(owner)
+                new.insert(0, _small(_call(ep.ANNOTATE, *map(repr, owner.names))))
+            chain = self.chains.get(key)
+            if chain is not None:
+                self.applied.add(chain)
+                new.append(_small(_call(ep.CHAIN)))
+            # The last statement keeps the original semicolon (and so the text up to
+            # the next statement or the line end); the others get libcst's default "; ".
+            new = [s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT) for s in new[:-1]] + [
+                new[-1].with_changes(semicolon=upd.semicolon)
+            ]
+            out.extend(new)
+            if counts is not None:
+                counts.append(len(new))
+        return out
 
-        def annotate_compounds(self, origs, body):
-            """3.14+: ``__lazy__.__lazy_annotate__(...)`` before the compound statement of
-            a class body or of the module that holds its first annotation (``if X: attr:
-            T``): on the blank line above it, or on a new line."""
-            if not self.annotate:
-                return body, origs
-            out, out_origs = [], []
-            for orig, new in zip(origs, body):
-                if orig is not None and not isinstance(orig, cst.SimpleStatementLine):
-                    key = self.start(orig)
-                    names = self.annotate.get(key)
-                    if names is not None:
-                        self.done_owners.add(key)
-                        leading = list(new.leading_lines)
-                        if leading and is_blank(leading[-1]):
-                            leading = leading[:-1]   # no line moves
-                        out.append(cst.SimpleStatementLine(
-                            body=[small(_annotate_call(names))], leading_lines=leading))
-                        out_origs.append(None)
-                        new = new.with_changes(leading_lines=())
-                out.append(new)
-                out_origs.append(orig)
-            return out, out_origs
+    def apply_site(self, key, site, node) -> list:
+        if site.is_star:
+            self.applied.add(site)
+            return [_small(_call(ep.STAR, repr(site.module_text))), node]
+        aliases = list(node.names)
+        written = [_pair(a) for a in aliases]
+        planned = [(n.imported, n.asname) for n in site.names]
+        if written != planned:
+            raise EmitError(f"import at {key} binds {written}, the plan says {planned}")
+        self.applied.add(site)
+        lazy = [(n.imported, n.asname) for n in site.names if n.lazy]
+        module = None if site.kind == "import" else site.module_text
+        args = map(repr, lazy if module is None else [module, *lazy])
+        call = _call(ep.IMPORT if module is None else ep.FROM, *args)
+        kept = [a for a, n in zip(aliases, site.names) if not n.lazy]
+        if not kept:
+            if _spans_lines(node):
+                return [cst.Expr(_spread_call(node, module, lazy))]
+            return [_small(call)]
+        if isinstance(node, cst.ImportFrom) and node.lpar is not None:
+            keep = [not n.lazy for n in site.names]
+            return [_remove_parenthesized(node, keep), _small(call)]
+        if kept[-1] is not aliases[-1]:
+            # Without parentheses a trailing comma is a syntax error.
+            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return [node.with_changes(names=kept), _small(call)]
 
-        def leave_Module(self, original, updated):
-            body, origs = self.chain_compounds(original.body, updated.body)
-            body, origs = self.annotate_compounds(origs, body)
-            header_lines = list(updated.header)
-            body = self.insert_header(body, origs, header_lines)
-            return updated.with_changes(body=body, header=header_lines)
+    # ------------------------------------------------------------ annotations
 
-        def chain_compounds(self, originals, updateds):
-            """Put a chain call after each compound statement in chain_after."""
-            body = list(updateds)
-            origs: list = list(originals)
-            i = 0
-            while i < len(body):
-                orig = origs[i]
-                if orig is None or isinstance(orig, cst.SimpleStatementLine):
-                    i += 1
-                    continue
-                key = self.start(orig)
-                if key not in self.chains:
-                    i += 1
-                    continue
-                self.done_chains.add(key)
-                chain = small(f"{NAMESPACE}.__lazy_chain__()")
-                nxt = body[i + 1] if i + 1 < len(body) else None
-                if nxt is not None and nxt.leading_lines and is_blank(nxt.leading_lines[0]):
-                    # The blank line after the block: no line moves.
-                    body[i + 1] = nxt.with_changes(leading_lines=nxt.leading_lines[1:])
-                    body.insert(i + 1, cst.SimpleStatementLine(body=[chain]))
-                    origs.insert(i + 1, None)
-                elif isinstance(nxt, cst.SimpleStatementLine):
-                    body[i + 1] = nxt.with_changes(body=[chain, *nxt.body])
-                else:
-                    body.insert(i + 1, cst.SimpleStatementLine(body=[chain]))
-                    origs.insert(i + 1, None)
-                i += 1
+    def leave_FunctionDef(self, original, updated):
+        key = self.start(original)
+        prologue = self.prologues.get(key)
+        if prologue is not None:
+            self.applied.add(prologue)
+            updated = _with_prologue(updated, prologue)
+        owner = self.decorate.get(key)
+        if owner is None:
+            return updated
+        self.applied.add(owner)
+        decorator = cst.Decorator(decorator=cst.parse_expression(_call(ep.ANNOTATED, *map(repr, owner.names))))
+        leading = list(updated.leading_lines)
+        if not updated.decorators and leading and _is_blank(leading[-1]):
+            # It takes the blank line above the def: no line moves.
+            leading = leading[:-1]
+        return updated.with_changes(
+            decorators=[*updated.decorators, decorator], leading_lines=leading)
+
+    # ------------------------------------------------------------ blocks
+
+    def leave_IndentedBlock(self, original, updated):
+        body, origs = self.chain_compounds(original.body, updated.body)
+        body, _ = self.annotate_compounds(origs, body)
+        return updated.with_changes(body=body)
+
+    def leave_Module(self, original, updated):
+        body, origs = self.chain_compounds(original.body, updated.body)
+        body, origs = self.annotate_compounds(origs, body)
+        header_lines = list(updated.header)
+        body = _insert_header(body, origs, self.counts, header_lines, self.plan)
+        return updated.with_changes(body=body, header=header_lines)
+
+    def chain_compounds(self, originals, updateds):
+        """Put a chain call after each compound statement in ``Plan.chain_after``."""
+        body = list(updateds)
+        origs: list = list(originals)
+        i = 0
+        while i < len(body):
+            orig = origs[i]
+            chain = None
+            if orig is not None and not isinstance(orig, cst.SimpleStatementLine):
+                chain = self.chains.get(self.start(orig))
+            if chain is not None:
+                self.applied.add(chain)
+                _place_after(body, origs, i, _small(_call(ep.CHAIN)))
+            i += 1
+        return body, origs
+
+    def annotate_compounds(self, origs, body):
+        """3.14+: ``__lazy__.__lazy_annotate__(...)`` before the compound statement of
+        a class body or of the module that holds its first annotation (``if X: attr:
+        T``): on the blank line above it, or on a new line."""
+        if not self.annotate:
             return body, origs
+        out, out_origs = [], []
+        for orig, new in zip(origs, body):
+            if orig is not None and not isinstance(orig, cst.SimpleStatementLine):
+                owner = self.annotate.get(self.start(orig))
+                if owner is not None:
+                    self.applied.add(owner)
+                    leading = list(new.leading_lines)
+                    if leading and _is_blank(leading[-1]):
+                        leading = leading[:-1]   # no line moves
+                    out.append(cst.SimpleStatementLine(
+                        body=[_small(_call(ep.ANNOTATE, *map(repr, owner.names)))], leading_lines=leading))
+                    out_origs.append(None)
+                    new = new.with_changes(leading_lines=())
+            out.append(new)
+            out_origs.append(orig)
+        return out, out_origs
 
-        def insert_header(self, body: list, origs: list, header_lines: list) -> list:
-            line = self.plan.header_after_line
-            self.header_done = True
-            statements = list(cst.parse_module(header_code(self.plan) + "\n").body[0].body)
-            if line == 0:
-                return self.header_at_top(body, origs, statements, header_lines)
-            for i, orig in enumerate(origs):
-                if orig is None or not isinstance(orig, cst.SimpleStatementLine):
-                    continue
-                smalls = orig.body
-                ends = [j for j, s in enumerate(smalls) if self.end_line(s) == line]
-                if not ends:
-                    continue
-                # After the docstring / last __future__ import on that line; anything that
-                # follows it on the same line comes after the header.
-                j = next(
-                    (j for j in reversed(ends) if _is_doc_or_future(cst, smalls[j], j == 0 and i == 0)),
-                    ends[-1],
-                )
-                nxt = body[i + 1] if i + 1 < len(body) else None
-                counts = self.counts[id(orig)]
-                if j == len(smalls) - 1 and (
-                    nxt is None or (nxt.leading_lines and is_blank(nxt.leading_lines[0]))
-                ):
-                    # Take the blank line after it (or add a line after the last statement):
-                    # no line moves, and the diff stays readable.
-                    if nxt is not None:
-                        body[i + 1] = nxt.with_changes(leading_lines=nxt.leading_lines[1:])
-                    body.insert(i + 1, cst.SimpleStatementLine(body=statements))
-                    return body
-                stmt = body[i]
-                new = list(stmt.body)
-                j = sum(counts[: j + 1]) - 1
-                new[j : j + 1] = [new[j].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)] + [
-                    s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT) for s in statements[:-1]
-                ] + [statements[-1].with_changes(semicolon=new[j].semicolon)]
-                body[i] = stmt.with_changes(body=new)
-                return body
-            raise EmitError(f"no statement ends at header_after_line {line}")
 
-        def header_at_top(self, body: list, origs: list, statements: list, header_lines: list) -> list:
-            if not body:
-                # An empty package __init__ (comments at most): the header is the module.
-                return [cst.SimpleStatementLine(body=statements)]
-            first = body[0]
-            leading = list(first.leading_lines)
-            # Take the blank line right above the first statement (its line number is the
-            # count of lines above the statement), unless it is line 1: a coding cookie on
-            # line 2 only counts after a comment or blank line 1.
-            above = len(header_lines) + len(leading)
-            if above >= 2 and leading and is_blank(leading[-1]):
-                body[0] = first.with_changes(leading_lines=leading[:-1])
-                body.insert(0, cst.SimpleStatementLine(body=statements))
-                return body
-            if above >= 2 and not leading and is_blank(header_lines[-1]):
-                del header_lines[-1]
-                body.insert(0, cst.SimpleStatementLine(body=statements))
-                return body
-            if isinstance(first, cst.SimpleStatementLine):
-                body[0] = first.with_changes(
-                    body=[s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT) for s in statements]
-                    + list(first.body)
-                )
-                return body
-            # A compound first statement: a new line, right above it (below its comments).
-            body[0] = first.with_changes(leading_lines=())
-            body.insert(0, cst.SimpleStatementLine(body=statements, leading_lines=leading))
+def _place_after(body: list, origs: list, i: int, statement) -> None:
+    """Put a small statement on a line of its own after the compound ``body[i]``: on the
+    blank line after its block (no line moves), else before the next simple statement
+    on its line, else on a new line."""
+    nxt = body[i + 1] if i + 1 < len(body) else None
+    if nxt is not None and nxt.leading_lines and _is_blank(nxt.leading_lines[0]):
+        body[i + 1] = nxt.with_changes(leading_lines=nxt.leading_lines[1:])
+        body.insert(i + 1, cst.SimpleStatementLine(body=[statement]))
+        origs.insert(i + 1, None)
+    elif isinstance(nxt, cst.SimpleStatementLine):
+        body[i + 1] = nxt.with_changes(body=[statement, *nxt.body])
+    else:
+        body.insert(i + 1, cst.SimpleStatementLine(body=[statement]))
+        origs.insert(i + 1, None)
+
+
+def _insert_header(body: list, origs: list, counts: dict, header_lines: list, plan: Plan) -> list:
+    """Put the header after the first ``plan.header_index`` statements of the module (the
+    docstring and ``from __future__`` imports): joined to their line with ``"; "``, or on
+    the blank line after it."""
+    statements = list(cst.parse_module(header_code(plan) + "\n").body[0].body)
+    if plan.header_index == 0:
+        return _header_at_top(body, statements, header_lines)
+    before = 0        # statements of the source seen so far
+    for i, orig in enumerate(origs):
+        if orig is None:
+            continue   # a line the rewrite added
+        if not isinstance(orig, cst.SimpleStatementLine):
+            break      # the docstring and __future__ imports are simple statements
+        smalls = orig.body
+        if before + len(smalls) < plan.header_index:
+            before += len(smalls)
+            continue
+        # the last statement before the header; anything after it on the line follows it
+        j = plan.header_index - before - 1
+        nxt = body[i + 1] if i + 1 < len(body) else None
+        if j == len(smalls) - 1 and (
+            nxt is None or (nxt.leading_lines and _is_blank(nxt.leading_lines[0]))
+        ):
+            # Take the blank line after it (or add a line after the last statement):
+            # no line moves, and the diff stays readable.
+            if nxt is not None:
+                body[i + 1] = nxt.with_changes(leading_lines=nxt.leading_lines[1:])
+            body.insert(i + 1, cst.SimpleStatementLine(body=statements))
             return body
+        stmt = body[i]
+        new = list(stmt.body)
+        j = sum(counts[id(orig)][: j + 1]) - 1
+        new[j : j + 1] = [new[j].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)] + [
+            s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT) for s in statements[:-1]
+        ] + [statements[-1].with_changes(semicolon=new[j].semicolon)]
+        body[i] = stmt.with_changes(body=new)
+        return body
+    raise EmitError(f"the module has fewer than the plan's {plan.header_index} statements "
+                    "before the header")
 
-    return Applier
+
+def _header_at_top(body: list, statements: list, header_lines: list) -> list:
+    if not body:
+        # An empty package __init__ (comments at most): the header is the module.
+        return [cst.SimpleStatementLine(body=statements)]
+    first = body[0]
+    leading = list(first.leading_lines)
+    # Take the blank line right above the first statement (its line number is the
+    # count of lines above the statement), unless it is line 1: a coding cookie on
+    # line 2 only counts after a comment or blank line 1.
+    above = len(header_lines) + len(leading)
+    if above >= 2 and leading and _is_blank(leading[-1]):
+        body[0] = first.with_changes(leading_lines=leading[:-1])
+        body.insert(0, cst.SimpleStatementLine(body=statements))
+        return body
+    if above >= 2 and not leading and _is_blank(header_lines[-1]):
+        del header_lines[-1]
+        body.insert(0, cst.SimpleStatementLine(body=statements))
+        return body
+    if isinstance(first, cst.SimpleStatementLine):
+        body[0] = first.with_changes(
+            body=[s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT) for s in statements]
+            + list(first.body)
+        )
+        return body
+    # A compound first statement: a new line, right above it (below its comments).
+    body[0] = first.with_changes(leading_lines=())
+    body.insert(0, cst.SimpleStatementLine(body=statements, leading_lines=leading))
+    return body
 
 
-def _with_prologue(cst, node, param: str):
+def _with_prologue(node, prologue):
     """``def __getattr__`` with lazify's prologue first in its body (after the
     docstring): a new line, the only one it adds."""
-    line = cst.parse_statement(
-        f"if {NAMESPACE}.__lazy_getattr__({param}): return {NAMESPACE}.__lazy_result__({param})\n")
+    param = prologue.param
+    line = cst.parse_statement(f"if {_call(ep.GETATTR, param)}: return {_call(ep.RESULT, param)}\n")
     body = node.body
     if isinstance(body, cst.SimpleStatementSuite):
         # ``def __getattr__(name): return x``: the one-line body becomes a block
         body = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=list(body.body))])
     statements = list(body.body)
-    first = statements[0] if statements else None
-    index = 1 if (
-        isinstance(first, cst.SimpleStatementLine)
-        and _is_doc_or_future(cst, first.body[0], True)
-        and not isinstance(first.body[0], cst.ImportFrom)
-    ) else 0
-    statements.insert(index, line)
+    statements.insert(1 if prologue.after_docstring else 0, line)
     return node.with_changes(body=body.with_changes(body=statements))
 
 
-def _code(cst, node) -> str:
+def _code(node) -> str:
     if node is None:
         return ""
     return cst.Module(body=()).code_for_node(node)
 
 
-def _is_doc_or_future(cst, node, first: bool) -> bool:
-    if isinstance(node, cst.ImportFrom):
-        return isinstance(node.module, cst.Name) and node.module.value == "__future__" and not node.relative
-    return first and isinstance(node, cst.Expr) and isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString))
-
-
-def _spread_call(cst, node, module: str | None, aliases: list[str]):
+def _spread_call(node, module: str | None, lazy: list[tuple]):
     """The registration call laid out like the multi-line import it replaces.
 
     Each argument takes the line break, indent and comment of the alias it stands for, so
@@ -621,25 +564,25 @@ def _spread_call(cst, node, module: str | None, aliases: list[str]):
                 comma=cst.Comma(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=after),
             )
         )
-    for text, alias in zip(aliases, node.names):
-        args.append(cst.Arg(cst.SimpleString(repr(text)), comma=alias.comma))
+    for pair, alias in zip(lazy, node.names):
+        args.append(cst.Arg(cst.parse_expression(repr(pair)), comma=alias.comma))
     if getattr(node, "rpar", None) is not None:
         args[-1] = args[-1].with_changes(whitespace_after_arg=node.rpar.whitespace_before)
-    method = "__lazy_import__" if module is None else "__lazy_from__"
-    func = cst.Attribute(value=cst.Name(NAMESPACE), attr=cst.Name(method))
+    method = ep.IMPORT if module is None else ep.FROM
+    func = cst.Attribute(value=cst.Name(ep.NAMESPACE), attr=cst.Name(method))
     return cst.Call(func=func, args=args)
 
 
-def _spans_lines(cst, node) -> bool:
+def _spans_lines(node) -> bool:
     """Whether the import's aliases are spread over several lines."""
     if getattr(node, "lpar", None) is not None:
         return True
     return any(
-        isinstance(a.comma, cst.Comma) and "\n" in _code(cst, a.comma.whitespace_after) for a in node.names
+        isinstance(a.comma, cst.Comma) and "\n" in _code(a.comma.whitespace_after) for a in node.names
     )
 
 
-def _remove_parenthesized(cst, node, keep: list[bool]):
+def _remove_parenthesized(node, keep: list[bool]):
     """Drop aliases from ``from m import (...)``, keeping the lines they were on.
 
     The whitespace before a removed alias and the whitespace after it (its comma's, or
@@ -662,10 +605,10 @@ def _remove_parenthesized(cst, node, keep: list[bool]):
         if kept:
             prev = kept[-1]
             kept[-1] = prev.with_changes(
-                comma=prev.comma.with_changes(whitespace_after=_merge_ws(cst, prev.comma.whitespace_after, after))
+                comma=prev.comma.with_changes(whitespace_after=_merge_ws(prev.comma.whitespace_after, after))
             )
         else:
-            lpar_ws = _merge_ws(cst, lpar_ws, after)
+            lpar_ws = _merge_ws(lpar_ws, after)
     if absorbed_rpar:
         rpar_ws = cst.SimpleWhitespace("")
         tail = kept[-1].comma.whitespace_after
@@ -679,7 +622,7 @@ def _remove_parenthesized(cst, node, keep: list[bool]):
     )
 
 
-def _merge_ws(cst, before, after):
+def _merge_ws(before, after):
     """One whitespace for ``before <removed alias> after``, keeping every line break."""
     pw = cst.ParenthesizedWhitespace
     if not isinstance(after, pw):

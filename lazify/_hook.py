@@ -9,7 +9,7 @@ returned untouched.  The loader overrides ``source_to_code`` and
 ``get_code`` only, so ``exec_module``, ``get_data``, ``get_source``,
 ``importlib.resources`` and ``pkgutil`` support are CPython's own.
 
-Nothing heavy is imported here: the rewriter (``lazify._emit_ast`` and the
+Nothing heavy is imported here: the rewriter (``lazify._rewrite`` and the
 ``ast`` it needs) is imported on the first cache miss, with a thread-local
 busy flag set so that those modules pass through untransformed; the modules
 it imports are never rewritten (:mod:`lazify._rewriter_deps` measures them).
@@ -17,7 +17,6 @@ it imports are never rewritten (:mod:`lazify._rewriter_deps` measures them).
 
 import _thread
 import _warnings
-import io
 import os
 import sys
 
@@ -116,9 +115,9 @@ def _transform(data: bytes, path: str, fullname: str, is_package: bool, optimize
     """Run the rewriter with the busy flag set: its own imports pass through."""
     busy, _state.busy = _state.busy, True
     try:
-        from ._emit_ast import transform
+        from ._rewrite import rewrite_code
 
-        return transform(data, path, module=fullname, is_package=is_package, optimize=optimize)
+        return rewrite_code(data, path, module=fullname, is_package=is_package, optimize=optimize)
     finally:
         _state.busy = busy
 
@@ -329,107 +328,3 @@ def uninstall():
 def is_installed():
     """Whether the hook is in ``sys.meta_path``."""
     return any(f is _finder for f in sys.meta_path)
-
-
-# ------------------------------------------------------------ lazify compile
-
-
-def _module_name(path):
-    """Derive (module name, is_package) from the ``__init__.py`` files above a file."""
-    path = os.path.abspath(path)
-    directory, filename = os.path.split(path)
-    stem = filename.rsplit(".", 1)[0]
-    is_package = stem == "__init__"
-    parts = [] if is_package else [stem]
-    while os.path.isfile(os.path.join(directory, "__init__.py")):
-        directory, part = os.path.split(directory)
-        parts.append(part)
-        if not part:
-            break
-    return ".".join(reversed(parts)), is_package
-
-
-def _iter_sources(paths, errors):
-    for path in paths:
-        path = os.fspath(path)
-        if os.path.isdir(path):
-            for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
-                for name in sorted(files):
-                    if name.endswith(".py"):
-                        yield os.path.join(root, name)
-        elif os.path.isfile(path):
-            yield path
-        else:
-            errors.append(f"{path}: no such file or directory")
-
-
-def compile_paths(paths, *, hash_based=False):
-    """Write rewritten pycs ahead of time for files and trees (``lazify compile``).
-
-    Errors are reported per file on stderr and the rest carry on.  A
-    timestamp pyc is never written for a source modified in the last second,
-    so such files wait until that second is over (at most about two
-    seconds), and a source dated in the future gets a checked-hash pyc.
-
-    :returns: the exit code: 0, or 1 when any file failed.
-    """
-    import time
-
-    errors = []
-    written = 0
-    fresh = []
-    plain_modules()
-
-    def write(path, code, st, data, use_hash):
-        result = _cache.write_cached(
-            path,
-            code,
-            source_mtime=st.st_mtime,
-            source_size=st.st_size,
-            source_mode=st.st_mode,
-            source_bytes=data,
-            hash_based=use_hash,
-            force=True,
-        )
-        if result is None:
-            errors.append(f"{path}: could not write the cache file")
-        return result is not None
-
-    for path in _iter_sources(paths, errors):
-        name, is_package = _module_name(path)
-        if _never(name):
-            continue
-        try:
-            st = os.stat(path)
-            with io.open_code(path) as f:
-                data = f.read()
-            code = _transform(data, path, name, is_package, -1)
-        except SyntaxError as exc:
-            errors.append(f"{path}:{exc.lineno}:{exc.offset}: SyntaxError: {exc.msg}")
-            continue
-        except Exception as exc:
-            errors.append(f"{path}: {type(exc).__name__}: {exc}")
-            continue
-        use_hash = hash_based or _cache.want_hash(path)
-        if not use_hash and _cache.is_too_fresh(st.st_mtime):
-            fresh.append((path, code, st, data))
-            continue
-        written += write(path, code, st, data, use_hash)
-    if fresh:
-        newest = max(int(st.st_mtime) for _, _, st, _ in fresh)
-        delay = newest + 2 - _cache._now()
-        if 0 < delay <= 3:
-            time.sleep(delay)
-        for path, code, st, data in fresh:
-            try:
-                if os.stat(path).st_mtime_ns != st.st_mtime_ns:
-                    errors.append(f"{path}: modified while compiling")
-                    continue
-            except OSError as exc:
-                errors.append(f"{path}: {exc}")
-                continue
-            written += write(path, code, st, data, _cache.is_too_fresh(st.st_mtime))
-    for message in errors:
-        print(f"lazify compile: {message}", file=sys.stderr)
-    return 1 if errors else 0

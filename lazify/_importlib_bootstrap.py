@@ -11,12 +11,9 @@ attribute hit (specializable); a pending one misses the dict and falls into a
 non-data descriptor on the per-module class, which imports, binds the real
 object into the module dict, and deletes itself from the class.
 
-The names the generated code calls (``__lazy_module__``, ``__lazy_import__``,
-``__lazy_from__``, ``__lazy_chain__``, ``__lazy_star__``, ``__lazy_annotated__``,
-``__lazy_annotations__``, ``__lazy_annotate__``, ``__lazy_getattr__``, ``__lazy_result__``,
-``__lazy_globals__``, ``__lazy_lookup__``, ``__lazy_names__``,
-``__lazy_f_globals__``) are the stable
-interface of the cached bytecode: renaming one needs a cache-format bump.
+The names the generated code calls, and what it passes them, are the table in
+:mod:`lazify._entry_points`: the stable interface of the cached bytecode, so
+changing one needs a cache-format bump.
 
 This module is on every user's start-up path: it imports nothing but
 ``sys`` and ``builtins`` (and, on 3.15, the built-in ``_types``).
@@ -153,9 +150,9 @@ class _Entry:
     """How to import one pending name, and where the statement was."""
 
     __slots__ = ("kind", "module", "level", "attr", "asname", "submodules", "lineno",
-                 "siblings")
+                 "statement_module")
 
-    def __init__(self, kind, module, level, attr, asname, lineno, siblings=None):
+    def __init__(self, kind, module, level, attr, asname, lineno, statement_module=None):
         self.kind = kind
         self.module = module          # as written, without leading dots
         self.level = level
@@ -166,7 +163,7 @@ class _Entry:
         #: _FROM: a one-item list shared by the names of one statement; it
         #: holds the module the first of them was resolved from, so that
         #: ``from m import a, b`` binds both from the same module object
-        self.siblings = siblings
+        self.statement_module = statement_module
 
     def load(self, namespace):
         """Do what the eager statement would do now; return the bound value."""
@@ -187,12 +184,12 @@ class _Entry:
                 except AttributeError:
                     value = sys.modules[".".join(parts[: index + 1])]
             return value
-        siblings = self.siblings
-        module = siblings[0] if siblings else None
+        shared = self.statement_module
+        module = shared[0] if shared else None
         if module is None or self.attr not in getattr(module, "__dict__", ()):
             module = do_import(self.module, namespace, None, (self.attr,), self.level)
-            if siblings is not None and siblings[0] is None:
-                siblings[0] = module
+            if shared is not None and shared[0] is None:
+                shared[0] = module
         try:
             return getattr(module, self.attr)
         except AttributeError:
@@ -583,7 +580,7 @@ class _ModuleState:
         if bound in self.unbound:
             self._forget_unbound(bound)
 
-    def register_from(self, module, level, attr, asname, frame, siblings):
+    def register_from(self, module, level, attr, asname, frame, statement_module):
         """``from module import attr`` (``as asname``), the statement running in
         ``frame``."""
         bound = attr if asname is None else asname
@@ -605,7 +602,7 @@ class _ModuleState:
                     return
             checked = target is not None
         self.register(bound, _Entry(_FROM, module, level, attr, asname, frame.f_lineno,
-                                    siblings), checked)
+                                    statement_module), checked)
 
     def _forget_unbound(self, name):
         """A fallback-named name got bound: its _Unbound descriptor goes (the
@@ -1279,21 +1276,21 @@ class _Namespace:
     __slots__ = ("__dict__", "__lazify_state__")
 
     def __lazy_import__(self, *aliases):
+        """``import a.b, c as d``: ``('a.b', None), ('c', 'd')``."""
         state = self.__lazify_state__
         frame = sys._getframe(1)
-        for alias in aliases:
-            module, _, asname = alias.partition(" as ")
-            state.register_import(module, asname or None, frame)
+        for module, asname in aliases:
+            state.register_import(module, asname, frame)
 
     def __lazy_from__(self, module, *aliases):
+        """``from ..m import p, q as r``: ``'..m', ('p', None), ('q', 'r')``."""
         state = self.__lazify_state__
         frame = sys._getframe(1)
         name = module.lstrip(".")
         level = len(module) - len(name)
-        siblings = [None] if len(aliases) > 1 else None
-        for alias in aliases:
-            attr, _, asname = alias.partition(" as ")
-            state.register_from(name, level, attr, asname or None, frame, siblings)
+        shared = [None] if len(aliases) > 1 else None
+        for attr, asname in aliases:
+            state.register_from(name, level, attr, asname, frame, shared)
 
     def __lazy_annotated__(self, *names):
         """Innermost decorator of a function whose annotations name lazy imports."""

@@ -1,6 +1,6 @@
 """Which modules the import hook never rewrites: measured, not listed.
 
-The hook imports the rewriter (``lazify._emit_ast`` and what it needs) on the
+The hook imports the rewriter (``lazify._rewrite`` and what it needs) on the
 first cache miss.  Were one of the rewriter's own dependencies being rewritten
 at that moment, the rewriter would meet it half initialised (``inspect``
 imports ``ast``; rewriting ``ast`` needs ``ast``), a circular import no flag
@@ -87,11 +87,11 @@ class D:
 
 def exercise() -> None:
     """Import the rewriter and run it on :data:`SAMPLES`."""
-    from lazify._emit_ast import transform
+    from lazify._rewrite import rewrite_code
 
     for index, source in enumerate(SAMPLES):
         for is_package in (False, True):
-            transform(source.encode(), f"<sample {index}>", module="pkg.mod",
+            rewrite_code(source.encode(), f"<sample {index}>", module="pkg.mod",
                       is_package=is_package)
 
 

@@ -78,13 +78,13 @@ def test_cache_path_is_beside_the_plain_pyc(tmp_path):
 
 
 def test_tag_changes_when_the_rewriter_changes(tmp_path):
-    """Editing _plan/_emit_ast/_runtime gives a new tag (no stale caches in a dev tree,
-    a checkout: pyproject.toml beside the package); an installed release's tag is its
-    version and cache format only."""
+    """Editing the rewrite pipeline or the runtime gives a new tag (no stale caches in a
+    dev tree, a checkout: pyproject.toml beside the package); an installed release's tag
+    is its version and cache format only."""
     fake = tmp_path / "lazify"
     fake.mkdir()
     (tmp_path / "pyproject.toml").write_text("")
-    for name in ("__init__.py", "_plan.py", "_emit_ast.py", "_importlib_bootstrap.py"):
+    for name in ("__init__.py", *_cache._SHAPING):
         (fake / name).write_text("")
     with open(_cache.__file__, "rb") as f:
         (fake / "_cache.py").write_bytes(f.read())
@@ -627,3 +627,14 @@ def test_concurrent_writers_leave_a_valid_cache(monkeypatch, tmp_path):
     assert results == [[]] * 8
     assert _cache.read_cached(src) is not None
     assert sorted(os.listdir(tree / "__pycache__")) == [os.path.basename(_cache.cache_path(src))]
+
+
+def test_cache_format_moves_with_the_entry_points():
+    """The generated code calls the runtime by the names in lazify._entry_points: when the
+    table changes, CACHE_FORMAT must be bumped (pycs of the old format would call names
+    that are gone) and the new digest recorded beside it."""
+    from lazify import _entry_points
+
+    assert _entry_points.digest() == _cache.ENTRY_POINTS_DIGEST, (
+        "lazify._entry_points changed: bump CACHE_FORMAT in lazify/_cache.py and set "
+        f"ENTRY_POINTS_DIGEST = {_entry_points.digest()!r}")

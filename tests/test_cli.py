@@ -13,8 +13,8 @@ from importlib.machinery import EXTENSION_SUFFIXES
 
 import pytest
 
-from lazify import _cli, _plan, _reasons
-from lazify._cli import main, module_name_for
+from lazify import _cli, _reasons
+from lazify._cli import main
 from tests._util import ROOT, run_python
 
 EXAMPLES = os.path.join(ROOT, "examples")
@@ -301,21 +301,6 @@ def test_check_json_relative_imports_resolved_from_init_files(tmp_path, capsys):
     assert imports["z"]["module"] == "pkg.other"
     assert imports["y"]["statement"] == "from .sibling import y"
     assert by_name(report, "pkg/__init__.py")["mod"]["module"] == "pkg.sub"
-
-
-def test_module_name_for(tmp_path):
-    write(tmp_path, "a/__init__.py")
-    write(tmp_path, "a/b/__init__.py")
-    assert module_name_for(write(tmp_path, "a/b/c.py")) == ("a.b.c", False)
-    assert module_name_for(str(tmp_path / "a" / "b" / "__init__.py")) == ("a.b", True)
-    assert module_name_for(write(tmp_path, "a/b/__main__.py")) == ("a.b.__main__", False)
-    assert module_name_for(write(tmp_path, "loose.py")) == ("loose", False)
-    # A directory without __init__.py ends the package: namespace packages are not guessed.
-    assert module_name_for(write(tmp_path, "ns/x.py")) == ("x", False)
-    assert module_name_for(write(tmp_path, "my-script.py")) == ("", False)
-    # The package stops at a directory whose name is not an identifier.
-    write(tmp_path, "not-a-name/__init__.py")
-    assert module_name_for(write(tmp_path, "not-a-name/m.py")) == ("m", False)
 
 
 # --------------------------------------------------------------------- walking
@@ -770,16 +755,16 @@ def test_run_does_not_import_check_machinery():
 # --------------------------------------------------------------------- compile
 
 
-def test_compile_dispatches_to_hook(tmp_path, monkeypatch):
+def test_compile_dispatches_to_the_batch_driver(tmp_path, monkeypatch):
     calls = []
 
     def compile_paths(paths, *, hash_based=False):
         calls.append((list(paths), hash_based))
         return 1
 
-    import lazify._hook
+    import lazify._compile
 
-    monkeypatch.setattr(lazify._hook, "compile_paths", compile_paths)
+    monkeypatch.setattr(lazify._compile, "compile_paths", compile_paths)
     assert main(["compile", "a.py", "b"]) == 1
     assert main(["compile", "--hash", "c"]) == 1
     assert calls == [(["a.py", "b"], False), (["c"], True)]
@@ -832,7 +817,3 @@ def test_rewrite_usage_error_exits_2(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["diff", "--check"])
     assert exc.value.code == 2
-
-
-def test_skip_dirs_constant_covers_the_documented_names():
-    assert {".git", "__pycache__", ".venv", "venv", "build", "dist", "node_modules"} <= _cli.SKIP_DIRS

@@ -27,7 +27,7 @@ FULL = """\
     [tool.lazify]
     enabled = false   # hook for opt-ins only
     excluding = [
-        "sympy",  # registration order, see DESIGN.md
+        "sympy",  # registration order, see DEFAULT_EXCLUDING
         'app.plugins',
     ]
 

@@ -13,11 +13,11 @@ import pytest
 from lazify._cli import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HEADER = "from lazify._importlib_bootstrap import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())"
+from lazify._emit_cst import HEADER
 
 LAZY = "import json\n\n\ndef f():\n    return json.dumps(1)  # keep me\n"
 LAZY_REWRITTEN = (
-    f"{HEADER}; __lazy__.__lazy_import__('json')\n\n\n"
+    f"{HEADER}; __lazy__.__lazy_import__(('json', None))\n\n\n"
     "def f():\n    return __lazy__.json.dumps(1)  # keep me\n"
 )
 PLAIN = "x = 1  # nothing to rewrite\n"
@@ -81,7 +81,7 @@ def test_rewrite_keeps_encoding_and_newlines(tmp_path, capsysbinary):
     out = capsysbinary.readouterr().out
     assert out == (
         b'# -*- coding: latin-1 -*-\r\n'
-        + HEADER.encode() + b"; __lazy__.__lazy_import__('json')\r\n"
+        + HEADER.encode() + b"; __lazy__.__lazy_import__(('json', None))\r\n"
         b's = "\xe9"\r\nprint(__lazy__.json.dumps(s))\r\n'
     )
 
@@ -94,7 +94,7 @@ def test_rewrite_tree(project):
     assert files["lazy.py"] == LAZY_REWRITTEN.encode()
     assert files["plain.py"] == PLAIN.encode()  # nothing to rewrite: written unchanged
     assert files["__init__.py"] == f'"""The app."""\n{HEADER}\n'.encode()  # a package always gets the header
-    assert b"__lazy__.__lazy_from__('..', 'lazy')" in files["sub/deep.py"]
+    assert b"__lazy__.__lazy_from__('..', ('lazy', None))" in files["sub/deep.py"]
 
 
 def test_rewrite_single_file_to_output(project):
@@ -144,7 +144,7 @@ def test_diff_prints_changed_files_only(project, capsys):
     ]
     assert "plain.py" not in out
     assert "-import json\n" in out
-    assert f"+{HEADER}; __lazy__.__lazy_import__('json')\n" in out
+    assert f"+{HEADER}; __lazy__.__lazy_import__(('json', None))\n" in out
     assert "+    return __lazy__.json.dumps(1)  # keep me\n" in out
 
 
@@ -253,7 +253,7 @@ def test_examples_ci_check_fails_on_an_unreviewed_change(tmp_path):
         env={**os.environ, "PYTHONPATH": ROOT},
     )
     assert result.returncode == 1
-    assert "+__lazy__.__lazy_import__('textwrap')" in result.stdout
+    assert "+__lazy__.__lazy_import__(('textwrap', None))" in result.stdout
 
 
 def test_examples_ci_rewritten_copy_runs_like_the_app():
@@ -332,3 +332,45 @@ def test_internal_error_reported_unless_strict(project, capsys, monkeypatch):
     monkeypatch.setenv("LAZIFY_STRICT", "1")
     with pytest.raises(lazify._emit_cst.EmitError):
         main(["diff", "src/app/lazy.py"])
+
+
+# ---------------------------------------------------------------- settings
+
+
+@pytest.mark.parametrize("command", [["rewrite", "src/app/lazy.py"], ["diff", "src/app"]])
+def test_malformed_tool_lazify_is_a_usage_error(project, capsys, command):
+    """As in ``check``: the message, exit status 2, no traceback and nothing written."""
+    (project / "pyproject.toml").write_text('[tool.lazify]\nexcluding = "oops"\n')
+    assert main(command) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith(f"lazify {command[0]}: ")
+    assert "excluding must be a list" in captured.err
+
+
+@pytest.mark.parametrize("command", [["rewrite", "src/app/lazy.py"], ["diff", "src/app"]])
+def test_malformed_lazify_excluding_is_a_usage_error(project, capsys, monkeypatch, command):
+    monkeypatch.setenv("LAZIFY_EXCLUDING", "app.lazy, not a name")
+    assert main(command) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "not a module name in excluding: 'not a name'" in captured.err
+
+
+def test_rewrite_and_diff_leave_excluded_modules_as_they_are(project, capsys, monkeypatch):
+    """An excluded module is imported plain by the hook: rewrite and diff show it so, as
+    ``check`` reports its imports eager (``excluded``)."""
+    monkeypatch.delenv("LAZIFY_EXCLUDING", raising=False)
+    (project / "pyproject.toml").write_text('[tool.lazify]\nexcluding = ["app.lazy"]\n')
+    assert main(["rewrite", "src/app", "-o", "out"]) == 0
+    files = _files(project / "out")
+    assert files["lazy.py"] == LAZY.encode()
+    assert HEADER.encode() in files["sub/deep.py"]
+    assert main(["diff", "src/app"]) == 0
+    out = capsys.readouterr().out
+    assert "app/lazy.py" not in out and "app/sub/deep.py" in out
+    monkeypatch.setenv("LAZIFY_EXCLUDING", "app")
+    assert main(["diff", "src/app"]) == 0
+    assert capsys.readouterr().out == ""
+    assert main(["check", "--format", "json", "src/app/lazy.py"]) == 0
+    assert '"reason": "excluded"' in capsys.readouterr().out

@@ -3,9 +3,10 @@
 - positions: every instruction of the rewritten code that does not belong to
   lazify's header or registrations has a source position the original code
   also has (tracebacks point at the user's lines and columns);
-- differential runs: each program below is executed plain and rewritten (in
-  a fresh namespace, global lazy mode on) and must give the same result and
-  raise the same exception types.
+- differential runs: each program below is executed plain and rewritten, each
+  in a fresh interpreter (``-S``) where none of the modules it imports is
+  loaded yet, and must give the same result and raise the same exception
+  types; the rewritten run must defer some of them to the call of ``result()``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ import types
 import pytest
 
 from lazify import _importlib_bootstrap as _runtime
-from lazify._emit_ast import emit, header_index, transform
+from lazify._emit_ast import emit
+from lazify._rewrite import rewrite_code as transform
 from lazify._plan import plan_module
 from tests._util import fixture_requires
 
@@ -69,12 +71,12 @@ def test_positions_of_user_code_are_kept(case):
     original = _positions(compile(tree, "input.py", "exec", dont_inherit=True))
     rewritten = _positions(transform(source, "input.py", module="pkg.input"))
     skip = _generated_lines(tree)
-    first = tree.body[header_index(tree)] if header_index(tree) < len(tree.body) else None
+    plan = plan_module(tree, module="pkg.input")
+    first = tree.body[plan.header_index] if plan.header_index < len(tree.body) else None
     header_line = first.lineno if first is not None else None
     # chain calls, annotation decorators and statements sit, zero-width, at the start
     # of the statement they follow or belong to; so do the calls that stand for a
     # multi-line namespace read (``exec(`` over several lines)
-    plan = plan_module(tree, module="pkg.input")
     spans = [*plan.chain_after, *(owner.span for owner in plan.annotation_owners),
              *(read.span for read in plan.namespace_reads)]
     chains = {(l, l, c, c) for (l, c, _el, _ec) in spans}
@@ -122,20 +124,23 @@ PROGRAMS = {
     "comprehensions_and_classes": """
         import string
         import itertools
+        import colorsys
         class Letters:
             upper = string.ascii_uppercase[:3]
             def pairs(self):
                 return [a + b for a, b in itertools.product(self.upper, string.digits[:2])]
         def result():
-            return Letters.upper, Letters().pairs(), {c: string.ascii_lowercase.index(c) for c in "abc"}
+            return (Letters.upper, Letters().pairs(), {c: string.ascii_lowercase.index(c) for c in "abc"},
+                    colorsys.rgb_to_hsv(1, 0, 0))
     """,
     "locals_shadowing_names": """
         import json
+        import calendar
         def result():
             json = "local"
             def inner(json=json):
                 return json
-            return [json for json in ("comprehension",)], inner(), json
+            return [json for json in ("comprehension",)], inner(), json, calendar.isleap(2024)
     """,
     "globals_and_nonlocal": """
         import math
@@ -165,22 +170,26 @@ PROGRAMS = {
     "default_values_and_decorators": """
         import functools
         import operator
+        import textwrap
         @functools.lru_cache(maxsize=None)
         def add(a, b=operator.add(1, 2)):
             return a + b
         def result():
-            return add(1), add.cache_info().hits >= 0
+            return add(1), add.cache_info().hits >= 0, textwrap.shorten("a b c", 3)
     """,
     "star_import_and_all": """
         from string import *
+        import textwrap
         def result():
-            return ascii_letters[:2], digits[:3]
+            return ascii_letters[:2], digits[:3], textwrap.dedent("  x")
     """,
     "match_and_walrus": """
         import enum
+        import fnmatch
         class Color(enum.Enum):
             RED = 1
         def result():
+            assert fnmatch.fnmatch("a.py", "*.py")
             match Color.RED:
                 case Color.RED:
                     found = "red"
@@ -212,23 +221,138 @@ PROGRAMS = {
 }
 
 
+#: Runs one program in a fresh interpreter: argv is the mode ("plain": the source on
+#: stdin; "lazy": lazify's code for it, marshalled) and the modules it imports; prints the
+#: outcome, then which of those modules were loaded before the program ran, after its
+#: body ran, and after result() returned.
+_CHILD = """
+import marshal, sys
+mode, watch = sys.argv[1], sys.argv[2:]
+def loaded():
+    return [m for m in watch if m in sys.modules]
+data = sys.stdin.buffer.read()
+before = loaded()
+if mode == "lazy":
+    import lazify._importlib_bootstrap as runtime
+    runtime.set_lazy_imports(True)
+    code = marshal.loads(data)
+else:
+    code = compile(data, "program.py", "exec", dont_inherit=True)
+namespace = {"__name__": "difftest"}
+exec(code, namespace)
+after_body = loaded()
+try:
+    outcome = ("ok", namespace["result"]())
+except Exception as exc:   # the same exception type both ways
+    outcome = ("raised", type(exc).__name__)
+print(repr(outcome))
+print(before, after_body, loaded(), sep="\\n")
+"""
+
+
+def _run_child(mode, data, watch):
+    import subprocess
+
+    from tests._util import child_env
+
+    proc = subprocess.run([sys.executable, "-S", "-c", _CHILD, mode, *watch], input=data,
+                          capture_output=True, env=child_env(), timeout=60)
+    assert proc.returncode == 0, proc.stderr.decode()
+    outcome, before, after_body, after_result = proc.stdout.decode().splitlines()
+    return outcome, ast.literal_eval(before), ast.literal_eval(after_body), ast.literal_eval(after_result)
+
+
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_differential_run(name):
+    import marshal
+
     source = textwrap.dedent(PROGRAMS[name])
     if name.endswith("_314") and sys.version_info < (3, 14):
         pytest.skip("t-strings are 3.14+")
-    outcomes = []
-    for lazy in (False, True):
-        namespace = {"__name__": f"difftest_{name}_{int(lazy)}"}
-        if lazy:
-            code = transform(source.encode(), f"{name}.py", module=namespace["__name__"])
-        else:
-            code = compile(source, f"{name}.py", "exec", dont_inherit=True)
-        exec(code, namespace)
-        try:
-            outcomes.append(("ok", namespace["result"]()))
-        except Exception as exc:  # the same exception type both ways
-            outcomes.append(("raised", type(exc).__name__))
-        if lazy:
-            assert "__lazy__" in namespace
-    assert outcomes[0] == outcomes[1]
+    watch = sorted({alias.name.partition(".")[0] if isinstance(node, ast.Import) else node.module
+                    for node in ast.walk(ast.parse(source))
+                    if isinstance(node, (ast.Import, ast.ImportFrom))
+                    for alias in node.names})
+    plain = _run_child("plain", source.encode(), watch)
+    code = transform(source.encode(), f"{name}.py", module="difftest")
+    lazy = _run_child("lazy", marshal.dumps(code), watch)
+    assert lazy[0] == plain[0]
+    # what the test claims: none of the modules was loaded before the program ran ...
+    assert plain[1] == lazy[1] == []
+    # ... and the rewritten program imported some only when result() needed them
+    assert set(lazy[3]) - set(lazy[2]), (watch, lazy)
+
+
+@pytest.mark.parametrize("drop", ["references", "imports", "chain_after", "annotation_owners",
+                                  "getattr_prologues", "namespace_reads"])
+def test_plan_item_that_matches_no_node_fails_the_rewrite(drop):
+    """As the libcst emitter does: an item of the plan the emitter found no node for is
+    a lazify bug, reported now (EmitError), not as a NameError when the module runs."""
+    from lazify._plan import EmitError
+
+    source = textwrap.dedent('''\
+        from __future__ import annotations
+        import json
+        def __getattr__(name):
+            return name
+        __getattr__ = __getattr__
+        def f(x: json.JSONDecoder):
+            return json.dumps(globals())
+        ''')
+    tree = ast.parse(source)
+    plan = plan_module(tree, module="m")
+    assert getattr(plan, drop), drop
+    emit(ast.parse(source), plan)          # the plan as it is applies
+    with pytest.raises(EmitError, match="no node for"):
+        emit(ast.parse(source), _moved(plan, drop))
+
+
+def _moved(plan, field):
+    """``plan`` with the first item of ``field`` the emitter applies moved 40 lines down,
+    where nothing is."""
+    from lazify._plan import Plan
+
+    items = getattr(plan, field)
+    index = next(i for i, item in enumerate(items) if item in plan.edits())
+    first = items[index]
+    if isinstance(first, tuple) and not hasattr(first, "span"):
+        moved = (first[0] + 40, *first[1:])
+    else:
+        span = first.span
+        moved = type(first)(**{**{f: getattr(first, f) for f in first.__slots__},
+                               "span": (span[0] + 40, *span[1:])})
+    values = {f: getattr(plan, f) for f in Plan.__slots__}
+    values[field] = (*items[:index], moved, *items[index + 1:])
+    return Plan(**values)
+
+
+def test_hook_falls_back_when_the_plan_does_not_fit(tmp_path):
+    """The hook turns an EmitError into its usual fallback: the plain import and a
+    warning naming the module; under LAZIFY_STRICT it raises."""
+    from tests._util import run_python
+
+    (tmp_path / "mod.py").write_text("import json\ndef f():\n    return json.dumps(1)\n")
+    code = textwrap.dedent('''\
+        import warnings, lazify, lazify._rewrite as pipeline
+        from lazify._plan import Plan, Reference
+        real = pipeline.plan_source
+        def wrong(*args, **kwargs):
+            plan = real(*args, **kwargs)
+            values = {f: getattr(plan, f) for f in Plan.__slots__}
+            values["references"] += (Reference("json", (9, 0, 9, 4), False),)
+            return Plan(**values)
+        pipeline.plan_source = wrong
+        lazify.install()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            import mod
+        print(mod.f(), lazify.is_lazy_import(vars(mod), "json"), "__lazy__" in vars(mod))
+        print(caught[0].message)
+        ''')
+    proc = run_python(code, cwd=tmp_path, env_extra={"LAZIFY_STRICT": None})
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "1 False False", proc.stderr
+    assert "lazify could not rewrite module 'mod'" in lines[1]
+    assert "EmitError" in lines[1] and "no node for Reference(name='json'" in lines[1]
+    strict = run_python(code, cwd=tmp_path)
+    assert strict.returncode != 0 and "EmitError" in strict.stderr

@@ -1,4 +1,4 @@
-"""lazify._hook: the finder, the loader, install/uninstall and ``lazify compile``.
+"""lazify._hook: the finder, the loader, install/uninstall.
 
 Most cases run a child interpreter in a temporary tree (``run_python`` drops
 PYTHONDONTWRITEBYTECODE and PYTHONPYCACHEPREFIX and sets LAZIFY_STRICT=1);
@@ -405,10 +405,10 @@ def test_syntax_error_is_exactly_pythons(tmp_path):
 
 def test_rewrite_failure_falls_back_with_a_warning(tree):
     code = """
-        import warnings, lazify._emit_ast as emit
+        import warnings, lazify._rewrite as pipeline
         def boom(*args, **kwargs):
             raise RuntimeError("planner bug")
-        emit.transform = boom
+        pipeline.rewrite_code = boom
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             import mod
@@ -612,66 +612,6 @@ def test_source_to_code_keeps_cpython_signature(isolated_imports):
         loader.source_to_code(b"def (", loader.path)
 
 
-# -------------------------------------------------------------------- lazify compile
-
-
-def test_module_names_from_init_files(tmp_path):
-    root = write_tree(tmp_path, {"top.py": "", "p/__init__.py": "", "p/q/__init__.py": "", "p/q/m.py": ""})
-    assert _hook._module_name(str(root / "top.py")) == ("top", False)
-    assert _hook._module_name(str(root / "p" / "__init__.py")) == ("p", True)
-    assert _hook._module_name(str(root / "p" / "q" / "__init__.py")) == ("p.q", True)
-    assert _hook._module_name(str(root / "p" / "q" / "m.py")) == ("p.q.m", False)
-
-
-def test_compile_paths_writes_caches_and_reports_errors(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(sys, "dont_write_bytecode", True)  # compile writes anyway, as compileall does
-    monkeypatch.setattr(sys, "pycache_prefix", None)
-    monkeypatch.setenv("LAZIFY_STRICT", "1")
-    root = write_tree(
-        tmp_path / "app",
-        {"mod.py": MOD, "pkg/__init__.py": "from . import sub\n", "pkg/sub.py": MOD, "bad.py": "def (:\n"},
-    )
-    seen = []
-    real = _hook._transform
-
-    def spy(data, path, name, is_package, optimize):
-        seen.append((name, is_package))
-        return real(data, path, name, is_package, optimize)
-
-    monkeypatch.setattr(_hook, "_transform", spy)
-    assert _hook.compile_paths([str(root), str(root / "missing.py")]) == 1
-    err = capsys.readouterr().err
-    assert f"{root / 'bad.py'}:1:5: SyntaxError:" in err
-    assert "missing.py: no such file or directory" in err
-    assert sorted(seen) == [("bad", False), ("mod", False), ("pkg", True), ("pkg.sub", False)]
-    assert len(lazify_pycs(root)) == 3
-    assert _hook.compile_paths([str(root / "mod.py")]) == 0
-
-
-def test_compile_hash_based_and_then_import_hits(tmp_path):
-    root = write_tree(tmp_path / "app", {"mod.py": MOD, "pkg/__init__.py": "", "pkg/sub.py": MOD}, mtime=None)
-    proc = run_python(["-m", "lazify", "compile", "--hash", str(root)], cwd=root)
-    assert proc.returncode == 0, proc.stderr
-    pycs = lazify_pycs(root)
-    assert len(pycs) == 3
-    for rel in pycs:
-        with open(root / rel, "rb") as f:
-            assert int.from_bytes(f.read(8)[4:8], "little") == 0b11
-    proc = run("import mod, pkg.sub", root)
-    lines = debug_lines(proc)
-    assert {"lazify: cached mod", "lazify: cached pkg", "lazify: cached pkg.sub"} <= set(lines), lines
-    assert not [line for line in lines if line.startswith("lazify: compiled")]
-
-
-def test_compile_waits_out_a_fresh_timestamp(tmp_path):
-    root = write_tree(tmp_path / "app", {"mod.py": MOD}, mtime=None)
-    assert _hook.compile_paths([str(root)]) == 0
-    [rel] = lazify_pycs(root)
-    with open(root / rel, "rb") as f:
-        assert int.from_bytes(f.read(8)[4:8], "little") == 0  # a timestamp pyc, written safely
-    assert "lazify: cached mod" in debug_lines(run("import mod", root))
-
-
 # --------------------------------------------------------------------- start-up cost
 
 
@@ -684,7 +624,7 @@ def test_rewriter_dependencies_are_measured(tmp_path):
         import lazify, lazify._hook, lazify._config
         before = set(sys.modules)
         lazify.install()
-        import lazify._emit_ast, lazify._plan
+        import lazify._rewrite, lazify._plan
         from lazify._hook import plain_modules
         new = [n for n in set(sys.modules) - before
                if type(getattr(sys.modules[n].__spec__, "loader", None)) is SourceFileLoader]

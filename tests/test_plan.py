@@ -8,7 +8,7 @@ Each case is a directory under ``tests/fixtures/plan/``:
   lines are ``excluding: NAME ...`` (the planner's ``excluding``) and
   ``requires: 3.12`` (skip on older Pythons, for syntax they cannot parse);
 - ``expected_plan.txt``: what :func:`render` prints for the plan, reviewed by hand
-  against DESIGN.md's eligibility rules, not just copied from the planner;
+  against the README's rules ("How it works"), not just copied from the planner;
   ``expected_plan.3.14.txt`` beside it, where Python 3.14 and later plan differently
   (PEP 649: annotations are evaluated when read; see ``tests._util.expected_file``);
 - ``xfail.txt`` (optional): the planner bug that makes the case fail; the test is then

@@ -1,10 +1,10 @@
 """Argument parsing and dispatch for heavyapp."""
 from lazify._importlib_bootstrap import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())
-__lazy__.__lazy_import__('argparse')
-__lazy__.__lazy_import__('sys')
+__lazy__.__lazy_import__(('argparse', None))
+__lazy__.__lazy_import__(('sys', None))
 
 from . import __version__
-__lazy__.__lazy_from__('.commands', 'dbstats', 'headers', 'mail', 'serve', 'total', 'xmlfmt')
+__lazy__.__lazy_from__('.commands', ('dbstats', None), ('headers', None), ('mail', None), ('serve', None), ('total', None), ('xmlfmt', None))
 
 
 def build_parser():

@@ -1,7 +1,7 @@
 """``heavyapp db``: word counts through an in-memory SQLite database."""
 from lazify._importlib_bootstrap import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())
-__lazy__.__lazy_import__('sqlite3')
-__lazy__.__lazy_from__('decimal', 'Decimal')
+__lazy__.__lazy_import__(('sqlite3', None))
+__lazy__.__lazy_from__('decimal', ('Decimal', None))
 
 # Module-level use: `lazify check` reports sqlite3 and Decimal as "used at import
 # time" here, since this line needs them while the module is being imported.

@@ -1,8 +1,8 @@
 """``heavyapp headers``: parse an HTTP header block."""
 from lazify._importlib_bootstrap import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())
-__lazy__.__lazy_import__('http.client')
-__lazy__.__lazy_import__('io')
-__lazy__.__lazy_import__('json')
+__lazy__.__lazy_import__(('http.client', None))
+__lazy__.__lazy_import__(('io', None))
+__lazy__.__lazy_import__(('json', None))
 
 
 def run(args, stdin, stdout) -> int:

@@ -1,8 +1,8 @@
 """``heavyapp mail``: build a message and print it."""
 from lazify._importlib_bootstrap import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())
-__lazy__.__lazy_import__('email.policy')
-__lazy__.__lazy_import__('email.utils')
-__lazy__.__lazy_from__('email.message', 'EmailMessage')
+__lazy__.__lazy_import__(('email.policy', None))
+__lazy__.__lazy_import__(('email.utils', None))
+__lazy__.__lazy_from__('email.message', ('EmailMessage', None))
 
 
 def run(args, stdin, stdout) -> int:

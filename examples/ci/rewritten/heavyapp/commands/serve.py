@@ -1,7 +1,7 @@
 """``heavyapp wait``: run several timers concurrently."""
 from lazify._importlib_bootstrap import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())
-__lazy__.__lazy_import__('asyncio')
-__lazy__.__lazy_import__('time')
+__lazy__.__lazy_import__(('asyncio', None))
+__lazy__.__lazy_import__(('time', None))
 
 
 async def _timer(seconds: float) -> float:

@@ -1,7 +1,7 @@
 """``heavyapp total``: add up decimal amounts exactly."""
 from lazify._importlib_bootstrap import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())
-__lazy__.__lazy_import__('decimal')
-__lazy__.__lazy_import__('json')
+__lazy__.__lazy_import__(('decimal', None))
+__lazy__.__lazy_import__(('json', None))
 
 
 def run(args, stdin, stdout) -> int:

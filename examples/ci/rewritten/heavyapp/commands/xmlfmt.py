@@ -1,7 +1,7 @@
 """``heavyapp xml``: pretty-print XML."""
 from lazify._importlib_bootstrap import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())
-__lazy__.__lazy_from__('xml.dom', 'minidom')
-__lazy__.__lazy_from__('xml.parsers.expat', 'ExpatError')
+__lazy__.__lazy_from__('xml.dom', ('minidom', None))
+__lazy__.__lazy_from__('xml.parsers.expat', ('ExpatError', None))
 
 
 def run(args, stdin, stdout) -> int:

@@ -1,0 +1,1289 @@
+"""What a module's source says, for the planner: one walk over its ``ast``.
+
+:func:`gather` walks the module once.  The walker dispatches on node types and keeps
+the traversal's own state (the statement being visited, the enclosing functions, the
+construct that keeps an import eager); three units keep the facts:
+
+- :class:`_Scopes`: the compiler's scope rules applied to the ``ast``: where each name
+  is bound, and which loads read a module-level name;
+- :class:`_AnnotationFacts`: the names in annotations, and the functions, classes and
+  module whose annotations can import lazy names when they are read;
+- :class:`_NamespaceUse`: how the module reads its own namespace (``globals()``,
+  ``eval``, ``f_globals``): at import time (every import stays eager) or in functions.
+
+The result is one frozen :class:`ModuleFacts`, which the planner's reason functions
+read.  Built from ``ast`` alone (no libcst, no importlib): the import hook runs this on
+every cache miss.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+
+from ._entry_points import NAMESPACE
+from ._reasons import Reason
+from ._record import record
+
+Span = tuple  # (lineno, col_offset, end_lineno, end_col_offset)
+
+# The compiler's own scope rules, applied to the ``ast``: symtable's layout
+# changes between versions (3.12 inlines comprehensions, adds type-parameter
+# scopes), so matching its tables to AST nodes is brittle; tests check this
+# analysis against symtable instead.
+
+_MODULE, _FUNCTION, _CLASS, _COMPREHENSION = range(4)
+
+#: what a load reads (:meth:`_Scopes.reads`): a local or enclosing name; the
+#: module-level name; the module-level name, in a class body that binds the same
+#: name later (or only conditionally), which then shadows it there
+_NOT_GLOBAL, _GLOBAL, _GLOBAL_BEFORE_CLASS_BINDING = range(3)
+
+_DYNAMIC_CALLS = frozenset({"globals", "vars", "locals", "dir", "eval", "exec"})
+#: builtins that read the caller's globals: reached through ``builtins``
+#: (``builtins.eval``, ``getattr(builtins, "globals")``, ``from builtins import
+#: exec``) no rewrite can follow them
+_NAMESPACE_BUILTINS = frozenset({"globals", "eval", "exec"})
+#: ... nor ``globals`` passed around as a value (``_globals = globals``).
+#: ``eval``/``exec`` as values are left alone: they read the globals of the
+#: Python code that calls them (``assertRaises(E, eval, src)``: unittest's)
+_VALUE_BUILTINS = frozenset({"globals"})
+#: builtins that read only the keys of a dict given as their one argument
+_KEY_CONSUMERS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "len", "iter",
+                            "reversed", "enumerate"})
+_KEY_SET_OPS = (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)
+_LAZIFY_NAMESPACE_FUNCS = frozenset({"is_lazy_import", "resolve_all"})
+_HARMLESS_GLOBALS_METHODS = frozenset({"update", "__setitem__"})
+#: PEP 649/749 (3.14+): annotations are evaluated when read, by an
+#: ``__annotate__`` function the compiler makes for each function, class and
+#: module, unless ``from __future__ import annotations`` keeps them strings
+_PEP649 = sys.version_info >= (3, 14)
+
+
+class _Scope:
+    """One module, function, class or comprehension scope and what it binds."""
+
+    __slots__ = ("kind", "parent", "bound", "global_decl", "nonlocal_decl",
+                 "class_first_bind", "stmt_index", "stmt", "direct", "at_import", "node")
+
+    def __init__(self, kind, parent, at_import):
+        self.kind = kind
+        self.parent = parent
+        self.bound = set()
+        self.global_decl = set()
+        self.nonlocal_decl = set()
+        #: class scopes: name -> index of the first unconditional binding
+        self.class_first_bind = {}
+        #: class scopes: index of the class-body statement being visited
+        self.stmt_index = 0
+        #: class scopes: that statement
+        self.stmt = None
+        #: class scopes: whether that statement binds unconditionally
+        self.direct = False
+        #: whether code in this scope runs when the module is imported
+        self.at_import = at_import
+        #: class scopes: the ClassDef (function scopes: None)
+        self.node = None
+
+
+class _Load:
+    """A read of a name some import binds, in ``scope``."""
+
+    __slots__ = ("name", "node", "scope", "class_index", "at_import", "template")
+
+    def __init__(self, name, node, scope, class_index, at_import, template=None):
+        self.name = name
+        self.node = node
+        self.scope = scope
+        self.class_index = class_index
+        #: runs while the module is imported (not in a function, not under
+        #: ``if __name__ == "__main__":``)
+        self.at_import = at_import
+        #: span of the t-string whose interpolation text holds it, or None
+        self.template = template
+
+
+class _Site:
+    """An import statement found by the walk, before verdicts."""
+
+    __slots__ = ("node", "context", "module_scope", "bindings", "in_block")
+
+    def __init__(self, node, context, module_scope, in_block=False):
+        self.node = node
+        #: the outermost construct that keeps it eager, or None
+        self.context = context
+        #: whether it binds module-level names (top level, try, with, if ...)
+        self.module_scope = module_scope
+        #: inside an if/for/while/match block: it may never run
+        self.in_block = in_block
+        #: (bound name, what it imports, asname or None, signature) per alias
+        self.bindings = []
+
+
+def walk(node):
+    """Every node below ``node`` (and itself), as ``ast.walk`` yields them, but
+    importing nothing: on 3.15 ``ast.walk`` imports ``collections`` when first
+    called, which would make it one of the modules never rewritten."""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        stack.extend(ast.iter_child_nodes(node))
+        yield node
+
+
+def _span(node) -> Span:
+    return (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+
+
+@record
+class ModuleFacts:
+    """Everything the planner's reason functions know about one module."""
+
+    #: the planner's inputs: the module name, whether it is a package, its
+    #: package, whether ``excluding`` names it, its extension submodules
+    module: str
+    is_package: bool
+    package: str
+    excluded: bool
+    extensions: frozenset
+    #: whether an import statement carries a comment marking it unused on purpose
+    marked_unused: object
+    #: the import statements, in source order (:class:`_Site`)
+    sites: tuple
+    #: name -> the loads that read the module-level name (:class:`_Load`)
+    global_loads: dict
+    #: names a class body reads as the global before binding them itself
+    class_shadow: frozenset
+    #: every name bound at module scope other than by an import -> first line
+    module_bound: dict
+    #: names some import binds that are bound otherwise too -> first line
+    module_rebinds: dict
+    #: bound name -> the distinct imports that bind it at module scope
+    signatures: dict
+    #: names bound by more than one distinct import (``import a.b``/``import a.c``
+    #: accumulate and do not count)
+    multiply_bound: frozenset
+    #: the module binds or reads ``__lazy__`` itself
+    uses_reserved: bool
+    #: first line that reads the module's namespace at import time, or None
+    dynamic: int | None
+    #: names in annotations, and those no owner can make import on read
+    annotation_names: frozenset
+    eager_annotation_names: frozenset
+    #: names listed in ``__all__``
+    exported: frozenset
+    #: names read by ``>>>`` examples in docstrings
+    doctest_names: frozenset
+    #: (kind, span, names) per function, class or module whose deferred
+    #: annotations name imported names (see :class:`lazify._plan.AnnotationOwner`)
+    owners: tuple
+    #: statements after which ``__getattr__`` is bound other than by a def
+    #: with a prologue
+    chain_after: tuple
+    #: (span, parameter, after docstring) per module-level ``def __getattr__``
+    getattr_prologues: tuple
+    #: (kind, span, function, key) per read of the module's namespace in a
+    #: function (see :class:`lazify._plan.NamespaceRead`)
+    namespace_reads: tuple
+
+
+def gather(tree: ast.Module, *, module: str = "", is_package: bool = False, excluding=None,
+           source=None, extensions: frozenset = frozenset()) -> ModuleFacts:
+    """Walk ``tree`` once and return what the planner needs to know about it."""
+    future_annotations = any(
+        isinstance(node, ast.ImportFrom) and node.module == "__future__" and node.level == 0
+        and any(alias.name == "annotations" for alias in node.names)
+        for node in tree.body[:20])
+    walker = _Walker(_module_candidates(tree), future_annotations)
+    with deep_recursion():
+        walker.visit_module(tree)
+    scopes, namespace, annotations = walker.scopes, walker.namespace, walker.annotations
+
+    signatures = {}
+    for site in walker.sites:
+        if site.module_scope:
+            for bound, _imported, _asname, signature in site.bindings:
+                if signature is not None:
+                    signatures.setdefault(bound, set()).add(signature)
+    multiply_bound = frozenset(
+        bound for bound, sigs in signatures.items()
+        if len(sigs) > 1 and not all(sig[0] == "import" for sig in sigs))
+
+    class_shadow = set()
+    global_loads = {}
+    for load in scopes.loads:
+        reads = scopes.reads(load)
+        if reads == _GLOBAL_BEFORE_CLASS_BINDING:
+            class_shadow.add(load.name)
+        if reads != _NOT_GLOBAL:
+            global_loads.setdefault(load.name, []).append(load)
+
+    reads = namespace.resolve(scopes)
+    sources = walker.docstring_sources
+    return ModuleFacts(
+        module=module, is_package=is_package,
+        package=module if is_package else module.rpartition(".")[0],
+        excluded=_is_excluded(module, excluding), extensions=extensions,
+        marked_unused=_UnusedMarkers(source), sites=tuple(walker.sites),
+        global_loads=global_loads, class_shadow=frozenset(class_shadow),
+        module_bound=scopes.module_bound, module_rebinds=scopes.module_rebinds,
+        signatures=signatures, multiply_bound=multiply_bound,
+        uses_reserved=scopes.uses_reserved, dynamic=namespace.dynamic,
+        annotation_names=frozenset(annotations.names),
+        eager_annotation_names=frozenset(annotations.eager_names),
+        exported=frozenset(walker.exported),
+        doctest_names=frozenset(_doctest_names(sources) if sources else ()),
+        owners=tuple(annotations.owners.values()), chain_after=tuple(walker.chain_after),
+        getattr_prologues=tuple(walker.getattr_prologues), namespace_reads=reads)
+
+
+class _Scopes:
+    """The scopes of the walk and their bindings, and the loads of names some import
+    binds, resolved (:meth:`reads`) once every binding is known."""
+
+    def __init__(self, candidates: frozenset):
+        #: names bound by any import statement of the module
+        self.candidates = candidates
+        self.module = self.current = _Scope(_MODULE, None, True)
+        self.loads = []
+        self.module_bound = {}
+        self.module_rebinds = {}
+        self.uses_reserved = False
+
+    def enter(self, kind, at_import) -> _Scope:
+        scope = self.current = _Scope(kind, self.current, at_import)
+        return scope
+
+    def leave(self, scope) -> None:
+        self.current = scope.parent
+
+    def bind(self, name: str, lineno: int) -> bool:
+        """Bind ``name`` in the current scope; True when that is module scope itself."""
+        scope = self.current
+        if name == NAMESPACE:
+            self.uses_reserved = True
+        if scope.kind == _COMPREHENSION:
+            scope.bound.add(name)
+            return False
+        if scope.kind == _MODULE or name in scope.global_decl:
+            self.module_bound.setdefault(name, lineno)
+            if name in self.candidates:
+                self.module_rebinds.setdefault(name, lineno)
+            return scope.kind == _MODULE
+        scope.bound.add(name)
+        if scope.kind == _CLASS and scope.direct:
+            scope.class_first_bind.setdefault(name, scope.stmt_index)
+        return False
+
+    def bind_walrus(self, name: str, lineno: int) -> bool:
+        """``(name := ...)``: binds in the nearest enclosing non-comprehension scope."""
+        saved = self.current
+        while self.current.kind == _COMPREHENSION:
+            self.current = self.current.parent
+        try:
+            return self.bind(name, lineno)
+        finally:
+            self.current = saved
+
+    def bind_import(self, name: str, lineno: int) -> bool:
+        """An import binds ``name``; True when it binds it at module scope."""
+        scope = self.current
+        if name == NAMESPACE:
+            self.uses_reserved = True
+        if scope.kind == _MODULE:
+            return True
+        if name in scope.global_decl:
+            # An import in a function that declares the name global rebinds the
+            # module-level name.
+            if name in self.candidates:
+                self.module_rebinds.setdefault(name, lineno)
+        elif scope.kind != _COMPREHENSION:
+            scope.bound.add(name)
+            if scope.kind == _CLASS and scope.direct:
+                scope.class_first_bind.setdefault(name, scope.stmt_index)
+        return False
+
+    def delete_in_class(self, name: str) -> None:
+        """After ``del name`` in a class body, a read finds the global again."""
+        if self.current.kind == _CLASS:
+            self.current.class_first_bind[name] = _NEVER
+
+    def load(self, name: str, node, at_import: bool, template) -> None:
+        scope = self.current
+        self.loads.append(_Load(name, node, scope, scope.stmt_index, at_import, template))
+
+    @staticmethod
+    def reads(load: _Load) -> int:
+        """What the load reads: ``_NOT_GLOBAL``, ``_GLOBAL`` or
+        ``_GLOBAL_BEFORE_CLASS_BINDING``."""
+        name = load.name
+        scope = load.scope
+        if scope.kind == _MODULE or name in scope.global_decl:
+            return _GLOBAL
+        if scope.kind == _CLASS:
+            if name in scope.nonlocal_decl:
+                return _NOT_GLOBAL
+            if name in scope.bound:
+                first = scope.class_first_bind.get(name)
+                if first is not None and load.class_index > first:
+                    return _NOT_GLOBAL  # reads the class attribute
+                return _GLOBAL_BEFORE_CLASS_BINDING
+        elif name in scope.bound or name in scope.nonlocal_decl:
+            return _NOT_GLOBAL
+        parent = scope.parent
+        while parent.kind != _MODULE:
+            if parent.kind != _CLASS and name not in parent.global_decl and (
+                    name in parent.bound or name in parent.nonlocal_decl):
+                return _NOT_GLOBAL
+            parent = parent.parent
+        return _GLOBAL
+
+    def is_builtin(self, name, scope, class_index) -> bool:
+        """Whether ``name`` read in ``scope`` is the builtin: bound nowhere on the
+        way up, neither at module level nor by any import."""
+        if name in self.module_bound or name in self.candidates:
+            return False
+        return self.reads(_Load(name, None, scope, class_index, False)) != _NOT_GLOBAL
+
+
+class _AnnotationFacts:
+    """The names annotations mention, and who can make them import on read."""
+
+    def __init__(self, future_annotations: bool):
+        #: annotations are not evaluated where they are written
+        self.deferred = future_annotations or _PEP649
+        #: they are evaluated by ``__annotate__`` functions (3.14+, no
+        #: ``from __future__ import annotations``)
+        self.pep649 = _PEP649 and not future_annotations
+        self.names = set()
+        #: names in annotations no owner can wrap (module level, or a class
+        #: body's nested block): they stay eager
+        self.eager_names = set()
+        #: id(def or class node), or "module" -> [kind, span, names] for
+        #: wrappable owners
+        self.owners = {}
+        #: the owner whose annotations are being visited, or None
+        self.owner = None
+
+    def own(self, key, kind, span):
+        """Make the owner ``key`` current; return the previous one."""
+        outer = self.owner
+        owner = self.owners.get(key)
+        if owner is None:
+            owner = self.owners[key] = [kind, span, set()]
+        self.owner = owner
+        return outer
+
+    def deferred_names(self, node):
+        names = self.eager_names if self.owner is None else self.owner[2]
+        for sub in walk(node):
+            if isinstance(sub, ast.Name):
+                self.names.add(sub.id)
+                names.add(sub.id)
+            elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                self.string(sub.value)
+
+    def string(self, text: str):
+        """A string annotation: the names of the expression it holds."""
+        expr = _parse_quietly(text.strip(), "eval")
+        if expr is None:
+            for word in _words(text):
+                self.deferred_names(ast.Name(id=word, ctx=ast.Load()))
+            return
+        self.deferred_names(expr)
+
+    def forward_ref(self, node):
+        """A string outside annotations that typing evaluates later: its names
+        stay eager, since no annotations dict stands between it and the
+        module's globals."""
+        if type(node) is ast.Constant and type(node.value) is str:
+            outer, self.owner = self.owner, None
+            self.string(node.value)
+            self.owner = outer
+
+    def shown_as_written(self, node, params):
+        """3.14+: a type alias's value or a type parameter's bound, constraints or
+        default.  annotationlib evaluates it with fake globals for its STRING and
+        FORWARDREF formats, where a routed read shows as ``__lazy__.x``, and no
+        function stands between it and the module's globals to import first: the
+        names it reads stay eager."""
+        for sub in walk(node):
+            if type(sub) is ast.Name and sub.id not in params:
+                self.eager_names.add(sub.id)
+
+
+class _NamespaceUse:
+    """How the module reads its own namespace.
+
+    At import time (module level, class bodies, decorators, defaults) a read of
+    the module's namespace keeps every import eager (dynamic-namespace).  Inside
+    a function it becomes a NamespaceRead: the walker marks how the expression
+    around a ``globals()`` call uses the dict before the call itself is visited.
+    """
+
+    def __init__(self):
+        #: first line that reads the namespace at import time
+        self.dynamic = None
+        #: ids of globals() calls that only write
+        self.harmless_calls = set()
+        #: id(globals() call) -> (kind, key, consumer builtin or None): how the
+        #: expression around it reads the dict (marked before it is visited)
+        self.forms = {}
+        #: reads in functions, checked once all bindings are known: (kind, node,
+        #: function, key, callee, builtins it needs, consumer, scope, class index)
+        self.reads = []
+        #: ``globals`` read as a value: (name, scope, class index, line)
+        self.value_reads = []
+        #: ids of the Name nodes ``globals`` is called by
+        self.call_funcs = set()
+
+    def at_import(self, node):
+        if self.dynamic is None:
+            self.dynamic = node.lineno
+
+    def read(self, kind, node, function, key, callee, needs, consumer, scope):
+        """A read in a function: ``callee`` (the builtin called, or None) must be
+        the builtin for it to be one, and the builtins in ``needs`` for the
+        rewrite to be exact."""
+        self.reads.append((kind, node, function, key, callee, needs, consumer, scope,
+                           scope.stmt_index))
+
+    def mark(self, call, kind, key=None, consumer=None):
+        """Record how the expression around the ``globals()`` call ``call`` uses it."""
+        if type(key) is ast.Constant and type(key.value) is str:
+            key = key.value
+        else:
+            key = None
+        self.forms[id(call)] = (kind, key, consumer)
+
+    def keys_only(self, node, consumer=None):
+        """``node`` is iterated or given to a builtin that reads keys alone:
+        if it is ``globals()`` or ``globals().keys()``, nothing needs importing."""
+        if type(node) is ast.Call and type(node.func) is ast.Attribute \
+                and node.func.attr == "keys" and not node.args and not node.keywords:
+            node = node.func.value
+        if _is_globals_call(node):
+            self.mark(node, "names", None, consumer)
+
+    def call(self, name, node: ast.Call, scope, function):
+        """A call of ``globals``, ``vars``, ``locals``, ``dir``, ``eval`` or ``exec``."""
+        positional = len(node.args)
+        keywords = {kw.arg for kw in node.keywords}
+        if name == "globals":
+            if not scope.at_import:
+                kind, key, consumer = self.forms.get(id(node), ("globals", None, None))
+                self.read(kind, node, function, key, "globals", (), consumer, scope)
+                return
+        elif name in ("locals", "dir", "vars"):
+            # vars() is locals(): harmless in a function or class body
+            if positional or keywords or scope.kind != _MODULE:
+                return
+        elif name in ("eval", "exec"):
+            if _explicit_globals(node):
+                return
+            if not scope.at_import:
+                if not keywords and 1 <= positional <= 3 \
+                        and not any(type(arg) is ast.Starred for arg in node.args):
+                    # eval(src[, None[, loc]]): the globals made explicit, and the
+                    # caller's locals(), which eval uses when it is given none
+                    self.read("eval", node, function, None, name,
+                              ("locals",) if positional < 3 else (), None, scope)
+                else:
+                    # keywords or *args: no exact rewrite; dynamic if it is the builtin
+                    self.read("unfollowed", node, function, None, name, (), None, scope)
+                return
+        self.at_import(node)
+
+    def resolve(self, scopes: _Scopes) -> tuple:
+        """``(kind, span, function, key)`` of the reads in functions that are reads
+        of the builtins they name (not a module's own ``eval``, nor a parameter
+        ``globals``); the others that cannot be followed make the module dynamic."""
+        reads = []
+        for kind, node, function, key, callee, needs, consumer, scope, index in self.reads:
+            if callee is not None and not scopes.is_builtin(callee, scope, index):
+                if callee in scopes.candidates and callee not in scopes.module_bound \
+                        and scopes.reads(_Load(callee, None, scope, index, False)) != _NOT_GLOBAL:
+                    # a module-level import binds it: ``from builtins import eval``
+                    self.dynamic = min(self.dynamic or node.lineno, node.lineno)
+                continue        # the module's own ``eval``, a parameter ``globals``
+            if kind == "unfollowed" or not all(scopes.is_builtin(name, scope, index)
+                                               for name in needs):
+                self.dynamic = min(self.dynamic or node.lineno, node.lineno)
+                continue
+            if consumer is not None and not scopes.is_builtin(consumer, scope, index):
+                kind, key = "globals", None
+            reads.append((kind, _span(node), function, key))
+        for name, scope, index, line in self.value_reads:
+            if scopes.is_builtin(name, scope, index):
+                self.dynamic = min(self.dynamic or line, line)
+        return tuple(reads)
+
+
+class _Walker:
+    """One pass over the module: dispatches each node, and hands what it finds to
+    the unit that keeps it (:class:`_Scopes`, :class:`_AnnotationFacts`,
+    :class:`_NamespaceUse`); keeps the import sites and the traversal's state."""
+
+    def __init__(self, candidates: frozenset, future_annotations: bool):
+        self.scopes = _Scopes(candidates)
+        self.annotations = _AnnotationFacts(future_annotations)
+        self.namespace = _NamespaceUse()
+        self.sites = []
+        #: statements after which ``__getattr__`` is bound other than by a def
+        #: with a prologue
+        self.chain_after = []
+        self.getattr_prologues = []
+        self.docstring_sources = []
+        self.exported = set()
+        self.context = []            # stack of eager-making constructs
+        self.top_stmt = None         # the top-level statement being visited
+        self.module_stmt = None      # innermost statement at module scope
+        self.template = None         # span of the t-string whose interpolation text is visited
+        self.in_annotation = False   # visiting an evaluated annotation
+        self.function = []           # names of the enclosing defs and classes
+        self.blocks = 0              # depth of if/for/while/match bodies
+        self.in_main = False         # inside ``if __name__ == "__main__":``
+        self.dispatch = {
+            ast.If: self.visit_block, ast.For: self.visit_block,
+            ast.AsyncFor: self.visit_block, ast.While: self.visit_block,
+            ast.Name: self.visit_Name,
+            ast.FunctionDef: self.visit_FunctionDef,
+            ast.AsyncFunctionDef: self.visit_FunctionDef,
+            ast.Lambda: self.visit_Lambda,
+            ast.ClassDef: self.visit_ClassDef,
+            ast.ListComp: self.visit_comprehension,
+            ast.SetComp: self.visit_comprehension,
+            ast.GeneratorExp: self.visit_comprehension,
+            ast.DictComp: self.visit_comprehension,
+            ast.NamedExpr: self.visit_NamedExpr,
+            ast.Global: self.visit_Global,
+            ast.Nonlocal: self.visit_Nonlocal,
+            ast.Import: self.visit_Import,
+            ast.ImportFrom: self.visit_Import,
+            ast.Try: self.visit_Try,
+            ast.With: self.visit_With,
+            ast.AsyncWith: self.visit_With,
+            ast.ExceptHandler: self.visit_ExceptHandler,
+            ast.Call: self.visit_Call,
+            ast.Subscript: self.visit_Subscript,
+            ast.Compare: self.visit_Compare,
+            ast.Starred: self.visit_Starred,
+            ast.BinOp: self.visit_BinOp,
+            ast.AugAssign: self.visit_AugAssign,
+            ast.Attribute: self.visit_Attribute,
+            ast.AnnAssign: self.visit_AnnAssign,
+            ast.MatchAs: self.visit_match_capture,
+            ast.MatchStar: self.visit_match_capture,
+            ast.MatchMapping: self.visit_MatchMapping,
+            ast.Match: self.visit_block,
+            ast.Load: _noop, ast.Store: _noop, ast.Del: _noop,
+        }
+        if sys.version_info >= (3, 11):
+            self.dispatch[ast.TryStar] = self.visit_Try
+        if sys.version_info >= (3, 12):
+            self.dispatch[ast.TypeAlias] = self.visit_TypeAlias
+        if sys.version_info >= (3, 14):
+            self.dispatch[ast.TemplateStr] = self.visit_TemplateStr
+
+    # -- traversal ---------------------------------------------------------
+
+    def visit(self, node):
+        handler = self.dispatch.get(type(node))
+        if handler is None:
+            self.generic_visit(node)
+        else:
+            handler(node)
+
+    def generic_visit(self, node):
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self.visit(item)
+            elif isinstance(value, ast.AST):
+                self.visit(value)
+
+    def visit_body(self, body):
+        """Visit statements; at module scope, remember the innermost one."""
+        if self.scopes.current.kind == _MODULE:
+            outer = self.module_stmt
+            for stmt in body:
+                self.module_stmt = stmt
+                self.visit(stmt)
+            self.module_stmt = outer
+        else:
+            for stmt in body:
+                self.visit(stmt)
+
+    def visit_module(self, tree: ast.Module):
+        self._docstring(tree)
+        self._exports(tree)
+        self.module_stmt = None
+        for stmt in tree.body:
+            self.top_stmt = self.module_stmt = stmt
+            self.visit(stmt)
+        self.top_stmt = self.module_stmt = None
+
+    def visit_block(self, node):
+        """if/for/while/match: expressions, then bodies as statement lists."""
+        if type(node) is ast.If and not self.in_main and _is_main_test(node.test):
+            # a script's main block does not run when the module is imported
+            self.in_main = True
+            try:
+                self.visit_block(node)
+            finally:
+                self.in_main = False
+            return
+        if type(node) in (ast.For, ast.AsyncFor):
+            self.namespace.keys_only(node.iter)
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if field in ("body", "orelse"):
+                self.blocks += 1
+                self.visit_body(value)
+                self.blocks -= 1
+            elif field == "cases":
+                self.blocks += 1
+                for case in value:
+                    self.visit(case.pattern)
+                    if case.guard is not None:
+                        self.visit(case.guard)
+                    self.visit_body(case.body)
+                self.blocks -= 1
+            elif isinstance(value, ast.AST):
+                self.visit(value)
+
+    def _exports(self, tree):
+        for stmt in tree.body:
+            if isinstance(stmt, (ast.Assign, ast.AugAssign)):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) \
+                        and isinstance(stmt.value, (ast.List, ast.Tuple)):
+                    self.exported.update(
+                        elt.value for elt in stmt.value.elts
+                        if isinstance(elt, ast.Constant) and isinstance(elt.value, str))
+
+    def _docstring(self, node):
+        if has_docstring(node) and ">>>" in node.body[0].value.value:
+            self.docstring_sources.append(node.body[0].value.value)
+
+    # -- bindings ----------------------------------------------------------
+
+    def bind(self, name: str, lineno: int):
+        if self.scopes.bind(name, lineno):
+            self._module_binds(name)
+
+    def _module_binds(self, name):
+        """A statement at module scope binds ``name``: one that binds ``__getattr__``
+        gets a chain call after it, unless it is a def that gets a prologue."""
+        if name == "__getattr__" and self.module_stmt is not None \
+                and not self._prologue(self.module_stmt):
+            self.chain_after.append(_span(self.module_stmt))
+
+    def _prologue(self, stmt) -> bool:
+        """Record a prologue for ``def __getattr__(name)`` bound by ``stmt``."""
+        if type(stmt) is not ast.FunctionDef or stmt.name != "__getattr__":
+            return False
+        params = [*stmt.args.posonlyargs, *stmt.args.args]
+        if not params:
+            return False
+        self.getattr_prologues.append((_span(stmt), params[0].arg, has_docstring(stmt)))
+        return True
+
+    def visit_Name(self, node: ast.Name):
+        name = node.id
+        ctx = type(node.ctx)
+        if ctx is ast.Load:
+            scope = self.scopes.current
+            if name == NAMESPACE:
+                self.scopes.uses_reserved = True
+            elif name in _VALUE_BUILTINS and id(node) not in self.namespace.call_funcs:
+                self.namespace.value_reads.append((name, scope, scope.stmt_index, node.lineno))
+            if name in self.scopes.candidates:
+                self.scopes.load(name, node, scope.at_import and not self.in_main, self.template)
+            return
+        self.bind(name, node.lineno)
+        if ctx is ast.Del:
+            self.scopes.delete_in_class(name)
+
+    def visit_Global(self, node):
+        self.scopes.current.global_decl.update(node.names)
+
+    def visit_Nonlocal(self, node):
+        self.scopes.current.nonlocal_decl.update(node.names)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr):
+        self.visit(node.value)
+        if self.scopes.bind_walrus(node.target.id, node.lineno):
+            self._module_binds(node.target.id)
+
+    def visit_match_capture(self, node):
+        if node.name is not None:
+            self.bind(node.name, node.lineno)
+        self.generic_visit(node)
+
+    def visit_MatchMapping(self, node):
+        if node.rest is not None:
+            self.bind(node.rest, node.lineno)
+        self.generic_visit(node)
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler):
+        if node.type is not None:
+            self.visit(node.type)
+        if node.name is not None:
+            self.bind(node.name, node.lineno)
+        self.visit_body(node.body)
+
+    # -- scopes ------------------------------------------------------------
+
+    def _arguments(self, args: ast.arguments, annotations: bool):
+        """Defaults in the current scope; return parameter names."""
+        for default in args.defaults:
+            self.visit(default)
+        for default in args.kw_defaults:
+            if default is not None:
+                self.visit(default)
+        params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+        if args.vararg is not None:
+            params.append(args.vararg)
+        if args.kwarg is not None:
+            params.append(args.kwarg)
+        if any(param.arg == NAMESPACE for param in params):
+            self.scopes.uses_reserved = True
+        if annotations:
+            for param in params:
+                if param.annotation is not None:
+                    self.annotation(param.annotation)
+        return [param.arg for param in params]
+
+    def annotation(self, node):
+        """An annotation: a load if evaluated now, else deferred names."""
+        if not self.annotations.deferred:
+            outer, self.in_annotation = self.in_annotation, True
+            self.visit(node)
+            self.in_annotation = outer
+            # String parts are still evaluated later by get_type_hints.
+            for sub in walk(node):
+                if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                    self.annotations.string(sub.value)
+        else:
+            self.annotations.deferred_names(node)
+
+    def _type_params(self, node):
+        """PEP 695 bounds and constraints: evaluated lazily, in their own scope."""
+        params = getattr(node, "type_params", None)
+        if not params:
+            return
+        if _PEP649:
+            names = {param.name for param in params}
+            for param in params:
+                for field in ("bound", "default_value"):
+                    value = getattr(param, field, None)
+                    if value is not None:
+                        self.annotations.shown_as_written(value, names)
+            return
+        scope = self.scopes.enter(_FUNCTION, False)
+        scope.bound.update(param.name for param in params)
+        for param in params:
+            self.generic_visit(param)
+        self.scopes.leave(scope)
+
+    def visit_FunctionDef(self, node):
+        for decorator in node.decorator_list:
+            self.visit(decorator)
+        outer = self.annotations.own(id(node), "def", _span(node))
+        params = self._arguments(node.args, annotations=True)
+        if node.returns is not None:
+            self.annotation(node.returns)
+        self.annotations.owner = outer
+        self._type_params(node)
+        self.bind(node.name, node.lineno)
+        outer_context = len(self.context)
+        self.context.append(Reason.FUNCTION)
+        scope = self.scopes.enter(_FUNCTION, False)
+        scope.bound.update(params)
+        for param in getattr(node, "type_params", ()) or ():
+            scope.bound.add(param.name)
+        self._docstring(node)
+        self.function.append(node.name)
+        self.visit_body(node.body)
+        self.function.pop()
+        self.scopes.leave(scope)
+        del self.context[outer_context:]
+
+    def visit_Lambda(self, node: ast.Lambda):
+        params = self._arguments(node.args, annotations=False)
+        self.context.append(Reason.FUNCTION)
+        scope = self.scopes.enter(_FUNCTION, False)
+        scope.bound.update(params)
+        self.function.append("<lambda>")
+        self.visit(node.body)
+        self.function.pop()
+        self.scopes.leave(scope)
+        self.context.pop()
+
+    def visit_ClassDef(self, node: ast.ClassDef):
+        for decorator in node.decorator_list:
+            self.visit(decorator)
+        for base in node.bases:
+            self.visit(base)
+        for keyword in node.keywords:
+            self.visit(keyword.value)
+        self._type_params(node)
+        self.bind(node.name, node.lineno)
+        self.context.append(Reason.CLASS)
+        scope = self.scopes.enter(_CLASS, self.scopes.current.at_import)
+        scope.node = node
+        for param in getattr(node, "type_params", ()) or ():
+            scope.bound.add(param.name)
+        self._docstring(node)
+        self.function.append(node.name)
+        for index, stmt in enumerate(node.body):
+            scope.stmt_index = index
+            scope.stmt = stmt
+            scope.direct = isinstance(stmt, _UNCONDITIONAL_BINDERS)
+            self.visit(stmt)
+            scope.direct = False
+        self.function.pop()
+        self.scopes.leave(scope)
+        self.context.pop()
+
+    def visit_comprehension(self, node):
+        generators = node.generators
+        for gen in generators:
+            self.namespace.keys_only(gen.iter)
+        self.visit(generators[0].iter)
+        scope = self.scopes.enter(_COMPREHENSION, self.scopes.current.at_import)
+        for index, gen in enumerate(generators):
+            if index:
+                self.visit(gen.iter)
+            self.visit(gen.target)
+            for cond in gen.ifs:
+                self.visit(cond)
+        if isinstance(node, ast.DictComp):
+            self.visit(node.key)
+            if node.value is not None:      # None: ``{**d for d in ds}`` (3.15, PEP 798)
+                self.visit(node.value)
+        else:
+            self.visit(node.elt)
+        self.scopes.leave(scope)
+
+    def visit_TypeAlias(self, node):
+        self.visit(node.name)
+        self._type_params(node)
+        if _PEP649:
+            self.annotations.shown_as_written(
+                node.value, {param.name for param in node.type_params})
+            return
+        scope = self.scopes.enter(_FUNCTION, False)
+        for param in node.type_params:
+            scope.bound.add(param.name)
+        self.visit(node.value)
+        self.scopes.leave(scope)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign):
+        if node.value is not None:
+            self.visit(node.value)
+        scope = self.scopes.current
+        if scope.kind == _FUNCTION:
+            # ``x: int`` makes x local; the annotation is never evaluated.
+            self.visit(node.target)
+            return
+        if node.value is not None or not isinstance(node.target, ast.Name):
+            self.visit(node.target)  # ``x: int`` alone binds nothing here
+        annotations = self.annotations
+        if annotations.pep649:
+            if not node.simple:
+                # ``obj.attr: T``, ``(x): T``: 3.14 neither evaluates nor keeps it
+                return
+            # the class's or module's __annotate__ evaluates it, wherever
+            # in the body (an if block included) it is written
+            if scope.kind == _CLASS:
+                outer = annotations.own(id(scope.node), "annotate", _span(scope.stmt))
+            else:
+                outer = annotations.own("module", "annotate", _span(self.top_stmt))
+        elif scope.kind == _CLASS and scope.direct:
+            # the first of these in a class body gets the statement that
+            # makes its __annotations__ import on read
+            outer = annotations.own(id(scope.node), "class", _span(node))
+        else:
+            outer, annotations.owner = annotations.owner, None
+        self.annotation(node.annotation)
+        annotations.owner = outer
+
+    def visit_TemplateStr(self, node):
+        """``t"..."`` (3.14+): reads in an interpolation's expression are part of
+        its text (``Interpolation.expression``), so they are marked, not routed."""
+        outer = self.template
+        for value in node.values:
+            if type(value) is ast.Interpolation:
+                self.template = _span(node) if outer is None else outer
+                self.visit(value.value)
+                self.template = outer
+                if value.format_spec is not None:
+                    self.visit(value.format_spec)
+            else:
+                self.visit(value)
+
+    # -- eager-making constructs and import sites ----------------------------
+
+    def visit_Try(self, node):
+        self.context.append(Reason.TRY)
+        self.visit_body(node.body)
+        for handler in node.handlers:
+            self.visit(handler)
+        self.visit_body(node.orelse)
+        self.visit_body(node.finalbody)
+        self.context.pop()
+
+    def visit_With(self, node):
+        self.context.append(Reason.WITH)
+        for item in node.items:
+            self.visit(item.context_expr)
+            if item.optional_vars is not None:
+                self.visit(item.optional_vars)
+        self.visit_body(node.body)
+        self.context.pop()
+
+    def visit_Import(self, node):
+        site = _Site(node, self.context[0] if self.context else None,
+                     self.scopes.current.kind == _MODULE, self.blocks > 0)
+        # PEP 810's ``lazy import`` (3.15+) is another binding than a plain
+        # import of the same name
+        explicit = ("lazy",) if getattr(node, "is_lazy", 0) else ()
+        for alias in node.names:
+            if isinstance(node, ast.Import):
+                if alias.asname is None:
+                    bound = alias.name.partition(".")[0]
+                    signature = ("import", bound)
+                else:
+                    bound = alias.asname
+                    signature = ("import-as", alias.name)
+            else:
+                if alias.name == "*":
+                    site.bindings.append(("*", "*", None, None))
+                    continue
+                bound = alias.asname or alias.name
+                signature = ("from", node.level, node.module, alias.name)
+            site.bindings.append((bound, alias.name, alias.asname, explicit + signature))
+            if self.scopes.bind_import(bound, node.lineno) and bound == "__getattr__" \
+                    and self.module_stmt is not None:
+                self.chain_after.append(_span(self.module_stmt))
+        self.sites.append(site)
+
+    # -- reads of the module's namespace (see _NamespaceUse) -------------------
+
+    def _function_name(self) -> str:
+        return ".".join(self.function) or "<module>"
+
+    def visit_Call(self, node: ast.Call):
+        func = node.func
+        namespace = self.namespace
+        if type(func) is ast.Name:
+            if func.id in _VALUE_BUILTINS:
+                namespace.call_funcs.add(id(func))
+            if func.id in _DYNAMIC_CALLS and id(node) not in namespace.harmless_calls:
+                namespace.call(func.id, node, self.scopes.current, self._function_name())
+            elif func.id in _KEY_CONSUMERS and len(node.args) == 1 and not node.keywords:
+                namespace.keys_only(node.args[0], func.id)
+            elif func.id == "getattr" and len(node.args) >= 2 and _is_builtins_module(node.args[0]) \
+                    and type(node.args[1]) is ast.Constant and node.args[1].value in _NAMESPACE_BUILTINS:
+                namespace.at_import(node)         # getattr(builtins, "globals")
+        elif type(func) is ast.Attribute and func.attr in ("eval", "exec") \
+                and _is_builtins_module(func.value) and _explicit_globals(node):
+            namespace.harmless_calls.add(id(func))           # builtins.exec(src, namespace)
+        elif type(func) is ast.Attribute and func.attr == "get" and _is_globals_call(func.value) \
+                and 1 <= len(node.args) <= 2 and not node.keywords \
+                and not any(type(arg) is ast.Starred for arg in node.args):
+            namespace.mark(func.value, "lookup", node.args[0])
+        callee = _last_name(func)
+        if callee in _LAZIFY_NAMESPACE_FUNCS:
+            for arg in node.args:
+                if _is_globals_call(arg):
+                    namespace.harmless_calls.add(id(arg))
+        elif callee in _FORWARD_REF_CALLS and not self.in_annotation:
+            # cast("Bar", x), ForwardRef("Bar"), TypeVar("T", "Bar", bound="Bar")
+            for arg in node.args[1:] if callee == "TypeVar" else node.args[:1]:
+                self.annotations.forward_ref(arg)
+            for keyword in node.keywords:
+                if keyword.arg == "bound":
+                    self.annotations.forward_ref(keyword.value)
+        self.generic_visit(node)
+
+    def visit_Compare(self, node: ast.Compare):
+        if len(node.ops) == 1 and type(node.ops[0]) in (ast.In, ast.NotIn):
+            right = node.comparators[0]
+            if _is_globals_call(right):
+                self.namespace.mark(right, "contains", node.left)
+            else:
+                self.namespace.keys_only(right)
+        self.generic_visit(node)
+
+    def visit_Starred(self, node: ast.Starred):
+        if type(node.ctx) is ast.Load:
+            self.namespace.keys_only(node.value)
+        self.generic_visit(node)
+
+    def visit_BinOp(self, node: ast.BinOp):
+        if type(node.op) in _KEY_SET_OPS:
+            # globals().keys() | {...}: set operations on the keys (not dict | dict)
+            for side in (node.left, node.right):
+                if type(side) is ast.Call and type(side.func) is ast.Attribute \
+                        and side.func.attr == "keys":
+                    self.namespace.keys_only(side)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign):
+        target = node.target
+        if type(target) is ast.Subscript and _is_globals_call(target.value) \
+                and not self.scopes.current.at_import:
+            # globals()[k] += 1 reads k first
+            self.namespace.mark(target.value, "lookup", target.slice)
+        self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript):
+        value = node.value
+        namespace = self.namespace
+        if _is_globals_call(value):
+            ctx = type(node.ctx)
+            if ctx is ast.Load or (ctx is ast.Del and not self.scopes.current.at_import):
+                namespace.mark(value, "lookup", node.slice)
+            elif id(value) not in namespace.forms:
+                namespace.harmless_calls.add(id(value))      # globals()[k] = v
+        elif type(value) is ast.Name and value.id == "__builtins__" \
+                and type(node.slice) is ast.Constant and node.slice.value in _NAMESPACE_BUILTINS:
+            namespace.at_import(node)                      # __builtins__["eval"]
+        elif not self.in_annotation and _looks_generic(value):
+            # ``Alias = Optional["Bar"]``: a forward reference that
+            # get_type_hints evaluates, wherever the alias is used
+            elts = node.slice.elts if type(node.slice) in (ast.Tuple, ast.List) else (node.slice,)
+            for elt in elts:
+                self.annotations.forward_ref(elt)
+        self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute):
+        attr = node.attr
+        namespace = self.namespace
+        if attr in _HARMLESS_GLOBALS_METHODS and _is_globals_call(node.value):
+            namespace.harmless_calls.add(id(node.value))
+        elif attr == "f_globals" and _is_own_frame_call(node.value):
+            # sys._getframe().f_globals is globals() by another name
+            scope = self.scopes.current
+            if scope.at_import:
+                namespace.at_import(node)
+            else:
+                namespace.read("frame", node, self._function_name(), None, None, (), None, scope)
+        elif attr in _NAMESPACE_BUILTINS and _is_builtins_module(node.value) \
+                and id(node) not in namespace.harmless_calls:
+            namespace.at_import(node)                      # builtins.eval
+        self.generic_visit(node)
+
+
+#: a class-body statement index no read comes after
+_NEVER = 1 << 62
+
+_UNCONDITIONAL_BINDERS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.FunctionDef,
+                          ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
+
+
+def _noop(node):
+    pass
+
+
+def _is_main_test(test) -> bool:
+    """``__name__ == "__main__"`` (either way round)."""
+    if type(test) is not ast.Compare or len(test.ops) != 1 or type(test.ops[0]) is not ast.Eq:
+        return False
+    sides = (test.left, test.comparators[0])
+    return any(type(a) is ast.Name and a.id == "__name__" for a in sides) and any(
+        type(b) is ast.Constant and b.value == "__main__" for b in sides)
+
+
+_FORWARD_REF_CALLS = frozenset({"cast", "ForwardRef", "TypeVar"})
+_BUILTIN_GENERICS = frozenset({"list", "dict", "set", "frozenset", "tuple", "type"})
+
+
+def _last_name(node) -> str | None:
+    """``x`` for ``x`` and for ``a.b.x``; None for anything else."""
+    if type(node) is ast.Name:
+        return node.id
+    return node.attr if type(node) is ast.Attribute else None
+
+
+def _looks_generic(node) -> bool:
+    """``Optional``, ``typing.List``, ``list``: what a type's subscript looks
+    like (``sys.modules["json"]`` and ``CONFIG["json"]`` do not)."""
+    name = _last_name(node)
+    return name is not None and (
+        (name[:1].isupper() and not name.isupper()) or name in _BUILTIN_GENERICS)
+
+
+def _is_globals_call(node) -> bool:
+    return (type(node) is ast.Call and type(node.func) is ast.Name
+            and node.func.id == "globals" and not node.args and not node.keywords)
+
+
+def _explicit_globals(call) -> bool:
+    """Whether an ``eval``/``exec`` call names its globals (``None`` does not:
+    ``eval(src, None)`` uses the caller's globals, like ``eval(src)``)."""
+    namespace = call.args[1] if len(call.args) >= 2 else next(
+        (kw.value for kw in call.keywords if kw.arg == "globals"), None)
+    return namespace is not None and not (
+        type(namespace) is ast.Constant and namespace.value is None)
+
+
+def _is_builtins_module(node) -> bool:
+    return type(node) is ast.Name and node.id in ("builtins", "__builtins__")
+
+
+def _is_own_frame_call(node) -> bool:
+    """``sys._getframe()``, ``sys._getframe(0)`` or ``inspect.currentframe()``:
+    the running frame, whose ``f_globals`` is this module's namespace (a caller's
+    frame, ``f_back`` or a traceback's frame is another module's, or unknown)."""
+    if type(node) is not ast.Call or node.keywords:
+        return False
+    name = _last_name(node.func)
+    if name == "currentframe":
+        return not node.args
+    if name == "_getframe":
+        return not node.args or (
+            len(node.args) == 1 and type(node.args[0]) is ast.Constant
+            and node.args[0].value == 0)
+    return False
+
+
+def _parse_quietly(text: str, mode: str):
+    """``ast.parse`` of a string found in the module (a doctest line, a string
+    annotation), or None when it does not parse or could warn.
+
+    Parsing must not print anything: ``'\\o/'`` in a doctest of requests made
+    every cold start print a SyntaxWarning (invalid escape sequence, 3.12+).
+    A backslash is where those come from; such text is read word by word.
+    """
+    if "\\" in text:
+        return None
+    try:
+        return ast.parse(text, mode=mode)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _doctest_names(sources) -> set:
+    """Names read by ``>>>`` examples in docstrings."""
+    names = set()
+    for text in sources:
+        lines = []
+        for line in text.splitlines():
+            stripped = line.lstrip()
+            if stripped.startswith(">>>") or stripped.startswith("..."):
+                lines.append(stripped[4:] if len(stripped) > 3 else "")
+        for chunk in lines:
+            tree = _parse_quietly(chunk, "exec")
+            if tree is None:
+                names.update(_words(chunk))
+                continue
+            for sub in walk(tree):
+                if isinstance(sub, ast.Name):
+                    names.add(sub.id)
+    return names
+
+
+def _words(text: str):
+    word = []
+    for char in text:
+        if char.isalnum() or char == "_":
+            word.append(char)
+        elif word:
+            yield "".join(word)
+            word = []
+    if word:
+        yield "".join(word)
+
+
+def has_docstring(node) -> bool:
+    """Whether the body of a module, class or function starts with a docstring."""
+    body = node.body
+    return bool(body) and type(body[0]) is ast.Expr and type(body[0].value) is ast.Constant \
+        and type(body[0].value.value) is str
+
+
+_STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _module_candidates(tree: ast.Module) -> frozenset:
+    """Names bound by any import statement in the module (a cheap superset).
+
+    Imports are statements, so only statement lists are walked: about a
+    tenth of the time of walking every node."""
+    names = set()
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is ast.Import:
+            for alias in node.names:
+                names.add(alias.asname or alias.name.partition(".")[0])
+        elif kind is ast.ImportFrom:
+            for alias in node.names:
+                if alias.name != "*":
+                    names.add(alias.asname or alias.name)
+        else:
+            for field in _STATEMENT_LISTS:
+                children = getattr(node, field, None)
+                if children:
+                    stack.extend(children)
+    return frozenset(names)
+
+
+def _is_excluded(module: str, excluding) -> bool:
+    if not excluding or not module:
+        return False
+    parts = module.split(".")
+    for end in range(len(parts), 0, -1):
+        if ".".join(parts[:end]) in excluding:
+            return True
+    return False
+
+
+class deep_recursion:
+    """Allow the walk to follow very deep expressions (a generated file with a
+    sum of thousands of terms) that ``compile()`` accepts.  From 3.11 on,
+    Python-to-Python calls do not use the C stack, so a higher limit is safe."""
+
+    def __enter__(self):
+        self.limit = sys.getrecursionlimit()
+        if sys.version_info >= (3, 11) and self.limit < 100_000:
+            sys.setrecursionlimit(100_000)
+
+    def __exit__(self, *exc_info):
+        sys.setrecursionlimit(self.limit)
+
+
+#: comments by which an author says an unused import is there on purpose
+#: (flake8/ruff, pylint, pyright, isort), lower-cased
+_UNUSED_MARKERS = (b"noqa", b"unused-import", b"reportunusedimport", b"isort: skip",
+                   b"isort:skip")
+
+
+class _UnusedMarkers:
+    """Whether an import statement's lines carry a comment marking it unused on purpose."""
+
+    def __init__(self, source):
+        if isinstance(source, str):
+            source = source.encode("utf-8", "surrogatepass")
+        self.source = source
+        self.lines = None
+
+    def __call__(self, node) -> bool:
+        if not self.source:
+            return False
+        if self.lines is None:
+            # the lines ast counts: \r\n, \r and \n end a line (not \f, \v, ...)
+            self.lines = self.source.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+        text = b"\n".join(self.lines[node.lineno - 1:node.end_lineno])
+        comment = text.find(b"#")
+        if comment < 0:
+            return False
+        text = text[comment:].lower()
+        return any(marker in text for marker in _UNUSED_MARKERS)

@@ -1,0 +1,37 @@
+"""The rewrite pipeline: source bytes -> parse -> plan -> emit -> code object.
+
+The import hook runs :func:`rewrite_code` on every cache miss (and ``lazify compile`` ahead
+of time); ``check`` and ``rewrite``/``diff`` plan a file with :func:`plan_source`, so every
+command plans a module from the same facts.  Imports only what the rewriter needs (``ast``
+and lazify's own plain modules): see :mod:`lazify._rewriter_deps`.
+"""
+
+from ._emit_ast import emit
+from ._plan import plan_module
+from ._sources import extension_submodules, parse
+
+
+def plan_source(tree, source, path: str, *, module: str = "", is_package: bool = False,
+                excluding=None):
+    """Plan one module parsed from ``source`` (bytes or text) at ``path``.
+
+    :param excluding: module names whose own imports stay eager; None (the hook, and
+        ``compile``) leaves that to the runtime.
+    """
+    return plan_module(tree, module=module, is_package=is_package, excluding=excluding,
+                       source=source,
+                       extensions=extension_submodules(path) if is_package else frozenset())
+
+
+def rewrite_code(source, path: str, *, module: str = "", is_package: bool = False,
+                 optimize: int = -1):
+    """Source bytes -> rewritten code object.
+
+    Raises ``SyntaxError`` exactly as ``compile()`` would for bad source, and
+    :class:`lazify._plan.EmitError` when the plan does not fit the tree (a lazify bug).
+    """
+    tree = parse(source, path, optimize)
+    plan = plan_source(tree, source, path, module=module, is_package=is_package)
+    if plan.rewrite:
+        tree = emit(tree, plan)
+    return compile(tree, path, "exec", dont_inherit=True, optimize=optimize)

@@ -1,0 +1,177 @@
+"""Source files: which ones a command works on, their module names, reading and parsing.
+
+``check``, ``rewrite``/``diff`` and ``compile`` find files, name modules and read sources
+here, so they agree on what a tree holds; the import hook's pipeline (:mod:`lazify._rewrite`)
+takes its parse and the extension-module fact from here too.  A leaf: nothing of lazify's
+is imported but the settings, inside :func:`excluding_for`, and the rewriter may import it
+(only ``ast`` and start-up modules).
+"""
+
+import ast
+import io
+import os
+
+#: Directory names never descended into when walking a tree (hidden directories, such as
+#: ``.git`` and ``.tox``, are skipped too); a package of one of these names is code.
+SKIP_DIRS = frozenset({".git", "__pycache__", ".venv", "venv", "build", "dist", "node_modules"})
+
+
+def excluding_for(path: str, extra=()) -> frozenset:
+    """What the runtime would exclude for an application at *path*.
+
+    lazify's default list, ``[tool.lazify] excluding`` of the nearest pyproject.toml,
+    ``LAZIFY_EXCLUDING``, and *extra* (``--excluding``): so that ``check`` reports, and
+    ``rewrite``/``diff`` write, what ``lazify run`` and ``install()`` do.
+
+    :raises lazify._config.ConfigError: when the settings are malformed.
+    """
+    from ._config import load_config
+    from ._importlib_bootstrap import DEFAULT_EXCLUDING
+
+    start = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
+    return frozenset({*DEFAULT_EXCLUDING, *load_config(start).excluding, *extra})
+
+
+def iter_files(paths, extra_excluding=None):
+    """Yield ``(file, excluding)`` for the Python files named by *paths*, each file once.
+
+    A directory gives the ``.py`` files below it (:func:`walk`); a file is given as it is,
+    whatever its name, and a missing one too (reading it reports it).  *excluding* is
+    :func:`excluding_for` the path it came from, or None when *extra_excluding* is None
+    (``compile``: bytecode never depends on settings).
+
+    :raises lazify._config.ConfigError: when a path's settings are malformed.
+    """
+    seen = set()
+    for path in paths:
+        path = os.fspath(path)
+        excluding = None if extra_excluding is None else excluding_for(path, extra_excluding)
+        found = walk(path) if os.path.isdir(path) else [path]
+        for file in found:
+            key = os.path.realpath(file)
+            if key not in seen:
+                seen.add(key)
+                yield file, excluding
+
+
+def walk(top: str) -> list:
+    """The ``.py`` files under *top*, sorted, outside :data:`SKIP_DIRS`, hidden
+    directories and virtual environments."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            # a package named build or dist (pip/_internal/operations/build) is code
+            if (d not in SKIP_DIRS or os.path.isfile(os.path.join(dirpath, d, "__init__.py")))
+            and not d.startswith(".")
+            and not os.path.exists(os.path.join(dirpath, d, "pyvenv.cfg"))
+        )
+        out.extend(
+            os.path.normpath(os.path.join(dirpath, f)) for f in sorted(filenames) if f.endswith(".py")
+        )
+    return out
+
+
+def module_name_for(path: str) -> tuple:
+    """Return ``(module, is_package)`` for a source file, from ``__init__.py`` files above it.
+
+    ``pkg/sub/mod.py`` with ``pkg/__init__.py`` and ``pkg/sub/__init__.py`` is ``pkg.sub.mod``;
+    ``pkg/__init__.py`` is the package ``pkg``. A file outside any package is its stem, and a
+    name that is not an identifier gives ``""`` (relative imports then keep their dots).
+    """
+    path = os.path.abspath(path)
+    directory, filename = os.path.split(path)
+    stem = filename.rpartition(".")[0] if "." in filename else filename
+    is_package = stem == "__init__"
+    parts = [] if is_package else [stem]
+    if not is_package and not stem.isidentifier():
+        return "", False
+    while os.path.isfile(os.path.join(directory, "__init__.py")):
+        directory, name = os.path.split(directory)
+        if not name.isidentifier():
+            break
+        parts.append(name)
+    if is_package and not parts:
+        return "", True
+    return ".".join(reversed(parts)), is_package
+
+
+def extension_submodules(path) -> frozenset:
+    """Names of the extension modules (``.so``, ``.pyd``) beside a package's
+    ``__init__.py``: the fact the planner needs from the file system."""
+    import _imp
+
+    suffixes = tuple(_imp.extension_suffixes())
+    try:
+        names = os.listdir(os.path.dirname(os.path.abspath(path)))
+    except OSError:
+        return frozenset()
+    return frozenset(name.partition(".")[0] for name in names if name.endswith(suffixes))
+
+
+def parse(data, path: str, optimize: int = -1) -> ast.Module:
+    """The module's ``ast``, parsed as ``compile()`` parses it.
+
+    On the bytes: the coding cookie, BOM and every error are exactly ``compile()``'s, so
+    a file that fails here is a file Python cannot import either.
+    """
+    return compile(data, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True, optimize=optimize)
+
+
+class SourceError(Exception):
+    """A file that cannot be read or parsed; :meth:`short` and :meth:`located` say why."""
+
+    def __init__(self, path: str, error: BaseException):
+        super().__init__(path, error)
+        self.path = path
+        self.error = error
+
+    def short(self) -> str:
+        """``SyntaxError: msg (line N)``, as a report row that names the file beside it."""
+        e = self.error
+        if isinstance(e, OSError):
+            return f"{type(e).__name__}: {e.strerror or e}"
+        if isinstance(e, SyntaxError):
+            return f"{type(e).__name__}: {e.msg}" + (f" (line {e.lineno})" if e.lineno else "")
+        return f"{type(e).__name__}: {e}"
+
+    def located(self) -> str:
+        """``path:line:col: SyntaxError: msg``, as a compiler's message."""
+        e = self.error
+        if isinstance(e, OSError):
+            return f"{self.path}: {e.strerror or e}"
+        if isinstance(e, SyntaxError):
+            where = f":{e.lineno}" if e.lineno else ""
+            where += f":{e.offset}" if e.lineno and e.offset else ""
+            return f"{self.path}{where}: {type(e).__name__}: {e.msg}"
+        return f"{self.path}: {type(e).__name__}: {e}"
+
+
+#: What parsing raises for source Python rejects: ValueError for null bytes before 3.12
+#: and undecodable source (UnicodeDecodeError), the others for pathological input.
+PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
+
+
+def read(path: str) -> bytes:
+    """The file's bytes (``io.open_code``: audit hooks see it as an import does).
+
+    :raises SourceError: when it cannot be read.
+    """
+    try:
+        with io.open_code(path) as f:
+            return f.read()
+    except OSError as e:
+        raise SourceError(path, e) from None
+
+
+def read_and_parse(path: str) -> tuple:
+    """Return ``(bytes, ast.Module)`` for a file.
+
+    :raises SourceError: when it cannot be read or does not parse.
+    """
+    data = read(path)
+    try:
+        return data, parse(data, path)
+    except PARSE_ERRORS as e:
+        raise SourceError(path, e) from None
