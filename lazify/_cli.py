@@ -359,14 +359,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return 2
     if config.enabled:
         from lazify import _hook
+        from lazify._config import usable_mechanism
 
+        mechanism = usable_mechanism(config.mechanism)
         if config.excluding:
             from lazify._importlib_bootstrap import DEFAULT_EXCLUDING
 
             # excluding=None means lazify's default list; a given one replaces it.
-            _hook.install(enabled=True, excluding=frozenset({*DEFAULT_EXCLUDING, *config.excluding}))
+            _hook.install(enabled=True, excluding=frozenset({*DEFAULT_EXCLUDING, *config.excluding}),
+                          mechanism=mechanism)
         else:
-            _hook.install(enabled=True)
+            _hook.install(enabled=True, mechanism=mechanism)
     if args.module:
         return _run_module(args.target, args.args)
     return _run_script(args.target, args.args, rewrite=config.enabled)
