@@ -87,10 +87,18 @@ FORMAT = f"{VERSION.replace('.', 'v')}f{CACHE_FORMAT}h{_sources_fingerprint()}"
 
 
 def mechanism() -> str:
-    """The mechanism the hook compiles for now ("native" or "rewrite")."""
-    from . import _importlib_bootstrap
+    """The mechanism the hook compiles for ("native" or "rewrite"): the one
+    ``install()`` set, else ``LAZIFY_MECHANISM`` or the interpreter's default."""
+    from . import _importlib_bootstrap as rt
 
-    return _importlib_bootstrap._settings.mechanism
+    settings = rt._settings
+    if settings.mechanism is None:
+        value = os.environ.get("LAZIFY_MECHANISM", "").strip().lower()
+        if value == "rewrite" or (value == "native" and rt.NATIVE_AVAILABLE):
+            settings.mechanism = value
+        else:
+            settings.mechanism = rt.default_mechanism()
+    return settings.mechanism
 
 
 def cache_tag(optimize: int | None = None, mechanism_: str | None = None) -> str:

@@ -118,7 +118,7 @@ def _transform(data: bytes, path: str, fullname: str, is_package: bool, optimize
         from ._rewrite import rewrite_code
 
         return rewrite_code(data, path, module=fullname, is_package=is_package, optimize=optimize,
-                            mechanism=_runtime()._settings.mechanism)
+                            mechanism=_cache.mechanism())
     finally:
         _state.busy = busy
 
@@ -314,11 +314,16 @@ def install(*, enabled=True, excluding=None, mechanism=None):
     :param enabled: global mode, PEP 690's ``-L``; ``False`` keeps the hook
         for modules that opt in with ``__lazy_modules__``.
     :param excluding: module names whose own imports stay eager.
-    :param mechanism: "native" (3.15+) or "rewrite"; None: native where the
-        interpreter has PEP 810, else the rewrite.  ValueError for "native"
+    :param mechanism: "native" (3.15+) or "rewrite"; None: ``LAZIFY_MECHANISM``,
+        else native where the interpreter has PEP 810, else the rewrite.  ValueError for "native"
         elsewhere.
     """
     rt = _runtime()
+    if mechanism is None:
+        # LAZIFY_MECHANISM when it names one this interpreter has (lazify.install and
+        # lazify run report a bad one: they read the settings), else the default
+        rt._settings.mechanism = None
+        mechanism = _cache.mechanism()
     mechanism = rt.check_mechanism(mechanism)
     rt.set_lazy_imports(enabled, excluding=excluding)
     rt.set_mechanism(mechanism)

@@ -128,8 +128,9 @@ class _Settings:
         self.enabled = False
         self.excluding = None        # None: DEFAULT_EXCLUDING
         self.generation = 0
-        #: the mechanism the hook compiles modules for
-        self.mechanism = default_mechanism()
+        #: the mechanism the hook compiles modules for: set by install(), else
+        #: worked out on first use (:func:`lazify._cache.mechanism`)
+        self.mechanism = None
         #: the interpreter's lazy imports mode and filter before lazify set its
         #: own (native mechanism), restored by :func:`native_off`; None if not set
         self.previous = None
@@ -150,11 +151,6 @@ def set_lazy_imports(enabled: bool = True, *, excluding=None) -> None:
     _settings.excluding = excluding
     _settings.generation += 1
     _excluded_importers.clear()
-
-
-def mechanism() -> str:
-    """The mechanism the hook compiles modules for: "native" or "rewrite"."""
-    return _settings.mechanism
 
 
 def set_mechanism(name: str) -> None:
