@@ -95,7 +95,8 @@ def _commands() -> tuple:
           (("--format",), {"choices": ("text", "json"), "default": "text", "help": "output format"}),
           (("--excluding",), {"action": "append", "default": [], "metavar": "NAME",
                               "help": "module whose own imports stay eager, as "
-                                      "install(excluding=...) (repeatable)"})]),
+                                      "install(excluding=...) (repeatable)"}),
+          _MECHANISM_OPTION]),
         ("rewrite", _cmd_rewrite,
          "print the rewritten source (or write a rewritten tree with -o)",
          "Print the source lazify's rewrite produces, comments and formatting kept; with -o, "
@@ -151,8 +152,13 @@ def _cmd_check(args: argparse.Namespace) -> int:
     except ConfigError as e:
         print(f"lazify check: {e}", file=sys.stderr)
         return 2
+    from lazify._diff import _mechanism as mechanism_of
+
+    mechanism = mechanism_of(args, "check")
+    if mechanism is None:
+        return 2
     strict = os.environ.get("LAZIFY_STRICT", "") not in ("", "0")
-    results = [_check_file(path, excluding, strict) for path, excluding in files]
+    results = [_check_file(path, excluding, strict, mechanism) for path, excluding in files]
     if args.format == "json":
         json.dump(_json_report(results), sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -161,7 +167,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 1 if any(r["error"] is not None for r in results) else 0
 
 
-def _check_file(path: str, excluding, strict: bool) -> dict:
+def _check_file(path: str, excluding, strict: bool, mechanism: str = "rewrite") -> dict:
     from lazify import _sources
     from lazify._rewrite import plan_source
 
@@ -174,7 +180,7 @@ def _check_file(path: str, excluding, strict: bool) -> dict:
         return result
     try:
         plan = plan_source(tree, data, path, module=module, is_package=is_package,
-                           excluding=excluding)
+                           excluding=excluding, mechanism=mechanism)
     except Exception as e:
         if strict:
             raise
