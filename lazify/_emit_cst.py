@@ -378,8 +378,12 @@ class _Applier(cst.CSTTransformer):
         self.applied.add(site)
         if all(n.lazy for n in site.names):
             return [_lazy(node)]
+        # the lazy names on one line after the eager statement: no line moves, and the
+        # comments stay where they are, with the eager statement
+        lazy = ", ".join(n.alias for n in site.names if n.lazy)
+        module = "" if site.kind == "import" else f"from {site.module_text} "
         return [_keep(node, [not n.lazy for n in site.names]),
-                _lazy(_keep(node, [n.lazy for n in site.names]))]
+                _small(f"lazy {module}import {lazy}")]
 
     # ------------------------------------------------------------ annotations
 
@@ -604,6 +608,7 @@ def _lazy(node):
         whitespace_after_from=node.whitespace_after_from,
         whitespace_before_import=node.whitespace_before_import,
         whitespace_after_import=node.whitespace_after_import)
+
 
 
 def _keep(node, keep: list[bool]):
