@@ -99,8 +99,8 @@ testpaths = ["tests"]
 line-length = 100
 """
 
-IMPLS = ["plain", "native", "native_x", "lazify", "lazify_mpmath", "demandimport", "defer_imports",
-         "lazyloader"]
+IMPLS = ["plain", "native", "native_x", "lazify", "lazify_native", "lazify_rewrite",
+         "lazify_mpmath", "demandimport", "defer_imports", "lazyloader"]
 
 #: implementation -> directory holding its sitecustomize.py (--extra-impl adds to it)
 IMPL_DIRS = {i: SITECUSTOMIZE / i for i in IMPLS}
@@ -118,6 +118,8 @@ IMPL_NEEDS = {
     "native": "import sys; sys.set_lazy_imports",
     "native_x": "import sys; sys.set_lazy_imports",
     "lazify": "import lazify",
+    "lazify_native": "import sys, lazify; sys.set_lazy_imports",
+    "lazify_rewrite": "import lazify",
     "lazify_mpmath": "import lazify",
     "demandimport": "import demandimport",
     "defer_imports": "import defer_imports",
