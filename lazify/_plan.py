@@ -344,6 +344,10 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
                            if n.lazy and not n.explicit)
     header_index, header_after_line = _header_position(tree)
     if native:
+        if is_package:
+            imports = _submodule_order(imports, facts.package)
+            lazy_names = frozenset(n.name for site in imports for n in site.names
+                                   if n.lazy and not n.explicit)
         return Plan(module=module, is_package=is_package, imports=imports, references=(),
                     chain_after=(), header_index=header_index,
                     header_after_line=header_after_line, mechanism=mechanism,
@@ -382,6 +386,43 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
         templates=tuple(TemplateString(span=span, names=tuple(sorted(names)))
                         for span, names in sorted(templates.items())),
         namespace_reads=reads if lazy_names else ())
+
+
+def _replaced(item, **changes):
+    """A copy of a record with some fields changed."""
+    fields = type(item).__slots__
+    return type(item)(**{**{name: getattr(item, name) for name in fields}, **changes})
+
+
+def _submodule_order(imports, package) -> tuple:
+    """Native mechanism, a package ``__init__``: its own submodule imports up to the last
+    one whose names it reads while it is imported stay eager (submodule-order).
+
+    Eagerly they run in the order written; natively the one read first runs first, and
+    may meet a cycle an earlier one settles (pandas.io.excel reads ``_openpyxl`` at
+    import time; ``_openpyxl`` imports ``_base``, whose class body imports
+    ``_openpyxl``: ImportError from a partially initialized module).  The rewrite
+    repairs this at run time; the interpreter has no such repair.
+    """
+    def own(name):
+        return name.module == package or name.module.startswith(package + ".")
+
+    last = None
+    for index, site in enumerate(imports):
+        if any(n.lazy and not n.explicit and n.used_at_import is not None and own(n)
+               for n in site.names):
+            last = index
+    if last is None:
+        return imports
+    out = list(imports)
+    for index in range(last + 1):
+        site = out[index]
+        if any(n.lazy and not n.explicit and own(n) for n in site.names):
+            out[index] = _replaced(site, names=tuple(
+                _replaced(n, lazy=False, reason=Reason.SUBMODULE_ORDER, used_at_import=None,
+                          unused=False)
+                if n.lazy and not n.explicit and own(n) else n for n in site.names))
+    return tuple(out)
 
 
 def _readers(reads) -> tuple:

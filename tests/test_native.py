@@ -301,3 +301,45 @@ def test_lazify_run_native_and_rewrite(tmp_path):
                       env_extra={"LAZIFY_MECHANISM": None}).stdout
            for flag in ((), ("--mechanism", "rewrite"), ("--mechanism", "native"))]
     assert out == ["False\n", "True\n", "False\n"]
+
+
+def test_a_package_keeps_the_order_of_its_own_submodules_up_to_one_read_at_import():
+    data = (b"from ._base import Base\nfrom . import _odd\nfrom ._impl import Impl\n"
+            b"from ._late import Late\nimport json\nregister(Impl, json)\n"
+            b"def f():\n    return Base, _odd, Late\n")
+    verdict = {n.name: n for s in _plan(data, module="pkg", is_package=True).imports
+               for n in s.names}
+    assert [verdict[name].reason for name in ("Base", "_odd", "Impl")] == \
+        [Reason.SUBMODULE_ORDER] * 3
+    assert verdict["Late"].lazy and verdict["json"].lazy
+    # the rewrite repairs the order at run time instead
+    verdict = {n.name: n for s in _plan(data, module="pkg", is_package=True,
+                                        mechanism="rewrite").imports for n in s.names}
+    assert verdict["Base"].lazy and verdict["Impl"].lazy
+
+
+@needs_native
+def test_a_package_submodule_cycle_settles_as_eagerly(tmp_path):
+    # pandas.io.excel: reading _Impl first would import _impl before _base, and _base's
+    # class body imports _impl while _impl is partially initialized
+    _tree(tmp_path, {
+        "pkg/__init__.py": """\
+            from pkg._base import Base, File
+            from pkg._impl import Impl as _Impl
+            WRITERS = [_Impl]
+        """,
+        "pkg/_base.py": """\
+            class Base:
+                pass
+            class File:
+                from pkg._impl import Impl
+        """,
+        "pkg/_impl.py": """\
+            from pkg._base import Base
+            class Impl(Base):
+                pass
+        """,
+        "main.py": MAIN + "import pkg\nprint(pkg.WRITERS, pkg.File.Impl is pkg.WRITERS[0])\n",
+    })
+    proc = run_python(["main.py"], cwd=tmp_path, env_extra=NATIVE_ENV)
+    assert proc.stdout == "[<class 'pkg._impl.Impl'>] True\n"
