@@ -339,7 +339,10 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
                    source=source, extensions=extensions)
     reads = tuple(NamespaceRead(kind=kind, span=span, function=function, key=key)
                   for kind, span, function, key in facts.namespace_reads)
-    imports = tuple(_verdicts(facts, site, _readers(reads), native) for site in facts.sites)
+    # natively eval/exec find a lazy name reified (LOAD_NAME); the dict itself
+    # (globals()[k], f_globals) shows PEP 810's proxy
+    readers = _readers(tuple(r for r in reads if r.kind != "eval") if native else reads)
+    imports = tuple(_verdicts(facts, site, readers, native) for site in facts.sites)
     lazy_names = frozenset(n.name for site in imports for n in site.names
                            if n.lazy and not n.explicit)
     header_index, header_after_line = _header_position(tree)

@@ -123,8 +123,10 @@ def test_a_statement_with_eager_and_lazy_names_is_split():
     assert emit_cst(data, _plan(data)).splitlines()[0] == b"import json; lazy import os  # c"
 
 
-def test_a_names_only_namespace_read_keeps_them_lazy():
-    data = b"import json\ndef f():\n    return sorted(globals())\n"
+@pytest.mark.parametrize("body", ["return sorted(globals())", "return eval(s)", "exec(s)"])
+def test_namespace_reads_that_see_no_proxy_keep_names_lazy(body):
+    # keys alone; eval/exec load names with LOAD_NAME, which reifies
+    data = f"import json\ndef f(s):\n    {body}\n".encode()
     assert all(n.lazy for s in _plan(data).imports for n in s.names)
 
 
