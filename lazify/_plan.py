@@ -321,7 +321,8 @@ REWRITE_ONLY = frozenset({Reason.DEFERRED_ANNOTATION, Reason.DOCTEST, Reason.CLA
 
 def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
                 excluding=None, source: str | bytes | None = None,
-                extensions: frozenset = frozenset(), mechanism: str = "rewrite") -> Plan:
+                extensions: frozenset = frozenset(), mechanism: str = "rewrite",
+                submodules=None) -> Plan:
     """Plan the rewrite of one module: a verdict for every imported name.
 
     :param source: the module's source, for the comments that mark an import
@@ -333,6 +334,9 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
     :param mechanism: "rewrite", or "native" (3.15+): the emitters mark the lazy
         names' statements ``lazy`` and change nothing else, and the rules in
         :data:`REWRITE_ONLY` do not apply.
+    :param submodules: for a package with the native mechanism, a function giving the
+        modules a submodule imports (:func:`lazify._sources.submodule_imports`);
+        None: no submodule-order rule.
     """
     native = mechanism == "native"
     facts = gather(tree, module=module, is_package=is_package, excluding=excluding,
@@ -347,8 +351,8 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
                            if n.lazy and not n.explicit)
     header_index, header_after_line = _header_position(tree)
     if native:
-        if is_package:
-            imports = _submodule_order(imports, facts.package)
+        if is_package and submodules is not None:
+            imports = _submodule_order(imports, facts.package, submodules)
             lazy_names = frozenset(n.name for site in imports for n in site.names
                                    if n.lazy and not n.explicit)
         return Plan(module=module, is_package=is_package, imports=imports, references=(),
@@ -397,34 +401,64 @@ def _replaced(item, **changes):
     return type(item)(**{**{name: getattr(item, name) for name in fields}, **changes})
 
 
-def _submodule_order(imports, package) -> tuple:
-    """Native mechanism, a package ``__init__``: its own submodule imports up to the last
-    one whose names it reads while it is imported stay eager (submodule-order).
+def _imports(names, modules) -> bool:
+    """Whether any of ``names`` is one of ``modules`` or below one."""
+    return any(m == s or m.startswith(s + ".") for s in modules for m in names)
 
-    Eagerly they run in the order written; natively the one read first runs first, and
-    may meet a cycle an earlier one settles (pandas.io.excel reads ``_openpyxl`` at
-    import time; ``_openpyxl`` imports ``_base``, whose class body imports
-    ``_openpyxl``: ImportError from a partially initialized module).  The rewrite
-    repairs this at run time; the interpreter has no such repair.
+
+def _submodule_order(imports, package, submodules) -> tuple:
+    """Native mechanism, a package ``__init__``: an own submodule import that comes before
+    one whose names the package reads while it is imported, where the two submodules import
+    each other (anywhere in their source), stays eager (submodule-order), as do those in
+    between.
+
+    Eagerly they run in the order written; natively the one read first runs first and
+    meets the cycle the earlier one settles (pandas.io.excel reads ``_openpyxl`` at
+    import time; ``_openpyxl`` imports ``_base``, whose class body imports ``_openpyxl``:
+    ImportError from a partially initialized module).  The rewrite repairs this at run
+    time; the interpreter has no such repair.
     """
-    def own(name):
-        return name.module == package or name.module.startswith(package + ".")
+    prefix = package + "."
 
-    last = None
+    def sub(name):
+        if name.module == package:
+            return name.imported.partition(".")[0]       # from . import sub
+        if name.module.startswith(prefix):
+            return name.module[len(prefix):].partition(".")[0]
+        return None
+
+    def lazy_own(site):
+        return [n for n in site.names if n.lazy and not n.explicit and sub(n) is not None]
+
+    eager = set()
     for index, site in enumerate(imports):
-        if any(n.lazy and not n.explicit and n.used_at_import is not None and own(n)
-               for n in site.names):
-            last = index
-    if last is None:
+        read = [n for n in lazy_own(site) if n.used_at_import is not None]
+        if not read:
+            continue
+        read_subs = {f"{package}.{sub(n)}" for n in read}
+        needed = set()
+        for name in read:
+            needed.update(submodules(sub(name)))
+        for earlier in range(index):
+            for sub_name in {sub(n) for n in lazy_own(imports[earlier])}:
+                full = f"{package}.{sub_name}"
+                # a cycle: the read submodule imports the earlier one, which imports it
+                if _imports(needed, {full}) and _imports(submodules(sub_name), read_subs):
+                    eager.update(range(earlier, index + 1))  # it, and those in between
+                    break
+            else:
+                continue
+            break
+    if not eager:
         return imports
     out = list(imports)
-    for index in range(last + 1):
+    for index in eager:
         site = out[index]
-        if any(n.lazy and not n.explicit and own(n) for n in site.names):
+        own = lazy_own(site)
+        if own:
             out[index] = _replaced(site, names=tuple(
                 _replaced(n, lazy=False, reason=Reason.SUBMODULE_ORDER, used_at_import=None,
-                          unused=False)
-                if n.lazy and not n.explicit and own(n) else n for n in site.names))
+                          unused=False) if n in own else n for n in site.names))
     return tuple(out)
 
 

@@ -8,7 +8,7 @@ and lazify's own plain modules): see :mod:`lazify._rewriter_deps`.
 
 from ._emit_ast import emit, emit_native
 from ._plan import plan_module
-from ._sources import extension_submodules, parse
+from ._sources import extension_submodules, parse, submodule_imports
 
 
 def plan_source(tree, source, path: str, *, module: str = "", is_package: bool = False,
@@ -17,11 +17,13 @@ def plan_source(tree, source, path: str, *, module: str = "", is_package: bool =
 
     :param excluding: module names whose own imports stay eager; None (the hook, and
         ``compile``) leaves that to the runtime.
+    :param mechanism: "rewrite" or "native" (:func:`lazify._plan.plan_module`).
     """
     return plan_module(tree, module=module, is_package=is_package, excluding=excluding,
                        source=source,
                        extensions=extension_submodules(path) if is_package else frozenset(),
-                       mechanism=mechanism)
+                       mechanism=mechanism,
+                       submodules=submodule_imports(path, module) if is_package else None)
 
 
 def rewrite_code(source, path: str, *, module: str = "", is_package: bool = False,
