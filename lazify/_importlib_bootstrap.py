@@ -176,13 +176,16 @@ _excluded_importers = {}
 
 def _lazy_imports_filter(importer, name, fromlist):
     """PEP 810's filter: False makes this lazy import eager."""
-    if not _settings.enabled:
-        return False
     excluded = _excluded_importers.get(importer)
     if excluded is None:
         excluded = _excluded_importers[importer] = is_excluded(importer or "")
-    if excluded:
-        return False
+    if excluded or not _settings.enabled:
+        # lazy only where the module opts in with PEP 810's __lazy_modules__, as the
+        # rewrite's runtime decides (_ModuleState.lazy_for)
+        module = sys.modules.get(importer)
+        explicit = getattr(module, "__dict__", _NO_DICT).get("__lazy_modules__")
+        if explicit is None or name not in explicit:
+            return False
     top = name.partition(".")[0]
     if top in sys.modules or not top:
         return True

@@ -354,3 +354,20 @@ def test_a_package_submodule_cycle_settles_as_eagerly(tmp_path):
     })
     proc = run_python(["main.py"], cwd=tmp_path, env_extra=NATIVE_ENV)
     assert proc.stdout == "[<class 'pkg._impl.Impl'>] True\n"
+
+
+@needs_native
+def test_disabled_mode_defers_only_the_opt_ins(tmp_path):
+    _tree(tmp_path, {
+        "plain.py": "import json\n",
+        "optin.py": "__lazy_modules__ = ['json']\nimport json\n",
+        "main.py": """\
+            import lazify
+            lazify.install(enabled=False)
+            import optin, plain
+            print(lazify.is_lazy_import(vars(optin), "json"),
+                  lazify.is_lazy_import(vars(plain), "json"))
+        """,
+    })
+    proc = run_python(["main.py"], cwd=tmp_path, env_extra=NATIVE_ENV)
+    assert proc.stdout == "True False\n"
