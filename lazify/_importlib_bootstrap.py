@@ -519,6 +519,20 @@ def _find_spec(fullname, path):
     return sys.modules["_frozen_importlib"]._find_spec(fullname, path)
 
 
+def _packages_need_hooks(needed):
+    """Something is pending in the process now (``needed``), or nothing is any
+    more: rewritten packages take their ``__getattr__`` in, or out."""
+    for state in _states(_package_states):
+        if needed:
+            if not state.installed:
+                state.install()
+        else:
+            state.maybe_uninstall()
+
+
+# ---------------------------------------------------------------------------
+# A package's own submodules: what the sweeps keep teaching.
+
 #: pending entries whose import failed during a catch-up: not tried again by one
 _failed_catch_up = set()
 
@@ -563,21 +577,124 @@ def _catch_up(fullname, found, all_pending):
                         return
 
 
-def _packages_need_hooks(needed):
-    """Something is pending in the process now (``needed``), or nothing is any
-    more: rewritten packages take their ``__getattr__`` in, or out."""
-    for state in _states(_package_states):
-        if needed:
-            if not state.installed:
-                state.install()
-        else:
-            state.maybe_uninstall()
+class _PackageSubmodules:
+    """The part of a rewritten package's state that answers for its
+    submodules: ``pkg.sub`` when an eager program would have loaded it by now,
+    and the repair of the order of its own submodule imports after a
+    circular ImportError.  Mixed into :class:`_ModuleState`."""
+
+    #: names the finders said are not submodules of this package
+    not_submodules = _EMPTY
+
+    def _own(self, entry) -> bool:
+        """Whether a pending entry of this package imports one of its own submodules."""
+        target = _target(self, entry)
+        return target is not None and target.startswith(self.name + ".")
+
+    def _replay_in_order(self, name, thread) -> bool:
+        """After a package's deferred import of one of its own submodules failed
+        with an ImportError: run the package's own-submodule imports that come
+        before it, in order, as the eager program had; True if there were any
+        and they worked (the failed one is then tried once more).
+
+        A package ``__init__`` imports its submodules in an order that settles
+        the cycles between them (pandas imports ``io.excel._base``, whose class
+        body imports ``_openpyxl``, before ``_openpyxl``, which imports from
+        ``_base``); the first use of a later name imports its submodule first,
+        and the cycle breaks with "cannot import name ... from partially
+        initialized module".  Imports are not run in order ahead of time, which
+        would undo laziness for every package; only a failure is repaired, once
+        per thread at a time (a failure while repairing is the answer).
+        """
+        if getattr(_replaying, "active", False) or not self.is_package \
+                or not self._own(self.pending[name]):
+            return False
+        earlier = []
+        for other, entry in self.pending.items():
+            if other == name:
+                break
+            if other not in self.namespace and (other, thread) not in self.resolving \
+                    and self._own(entry):
+                earlier.append(other)
+        if not earlier:
+            return False
+        _replaying.active = True
+        try:
+            for other in earlier:
+                if other in self.pending and other not in self.namespace:
+                    self.resolve(other)
+        except ImportError:
+            return False
+        finally:
+            _replaying.active = False
+        return True
+
+    def _not_submodule(self, name):
+        if self.not_submodules is _EMPTY:
+            self.not_submodules = set()
+        self.not_submodules.add(name)
+
+    def submodule(self, name, caller):
+        """``pkg.name`` for a submodule an eager program would have loaded.
+
+        An eager program has ``pkg.sub`` set if any of the imports still
+        pending here (all of which it would have run by now) loads it,
+        directly or through other modules.  So those are run, the ones
+        aimed at the submodule first, until it appears; if it never does,
+        the answer is the plain one: no such attribute (regrtest's probe
+        ``hasattr(test_pkg, "test_main")`` imports nothing it should not).
+        """
+        if not self.is_package or not _pending[0] \
+                or name in self.not_submodules or (name.startswith("__") and name.endswith("__")):
+            return _MISSING
+        fullname = f"{self.name}.{name}"
+        if caller is not self.namespace and fullname not in sys.modules:
+            if caller.get("__name__") == "importlib._bootstrap":
+                # `from pkg import name`: importlib probes with hasattr and
+                # imports the submodule itself when the answer is no
+                return _MISSING
+            # Would an eager program have loaded it?  Only if one of the
+            # imports still pending (all of which it would have run) loads
+            # it: run them, those aimed at the submodule first, and look.
+            try:
+                spec = _find_spec(fullname, self.namespace.get("__path__"))
+            except Exception:
+                spec = None
+            if spec is None:
+                self._not_submodule(name)
+                return _MISSING
+            # a package with a __getattr__ of its own (numpy's ``np.random``) answers
+            # for submodules no import aims at itself: running every pending
+            # import in the process to find out would undo all laziness
+            has_own = self.user_getattr is not None or (
+                self.namespace.get("__getattr__") not in (None, self.getattr_fn))
+            _catch_up(fullname, lambda: name in self.namespace or fullname in sys.modules,
+                      not has_own)
+            value = self.namespace.get(name, _MISSING)
+            if value is _MISSING:
+                value = sys.modules.get(fullname, _MISSING)
+            return value
+        try:
+            builtins.__import__(fullname, self.namespace, None, None, 0)
+        except ModuleNotFoundError as exc:
+            if exc.name != fullname:
+                raise
+            self._not_submodule(name)
+            return _MISSING
+        except AttributeError as exc:
+            # escaping a __getattr__ it would read as "no such attribute"
+            raise ImportError(f"import of {fullname!r} failed: "
+                              f"{type(exc).__name__}: {exc}", name=fullname) from exc
+        value = self.namespace.get(name, _MISSING)
+        if value is _MISSING:
+            value = sys.modules.get(fullname, _MISSING)
+        return value
 
 
 # ---------------------------------------------------------------------------
 # Per-module state.
 
-class _ModuleState:
+class _ModuleState(_PackageSubmodules):
     """What lazify keeps for one rewritten module.
 
     Every rewritten module makes one when its body starts, so only what every
@@ -595,8 +712,6 @@ class _ModuleState:
     user_getattr = None
     user_getattr_line = 0
     installed = False
-    #: names the finders said are not submodules of this package
-    not_submodules = _EMPTY
     #: the settings generation this module's view of them is from; whether it
     #: is excluded, and whether all its statements are lazy, in that view
     generation = -1
@@ -857,54 +972,6 @@ class _ModuleState:
         self._unpend(name, entry)
         return value
 
-    def _own(self, entry) -> bool:
-        """Whether a pending entry of this package imports one of its own submodules."""
-        target = _target(self, entry)
-        return target is not None and target.startswith(self.name + ".")
-
-    def _replay_in_order(self, name, thread) -> bool:
-        """After a package's deferred import of one of its own submodules failed
-        with an ImportError: run the package's own-submodule imports that come
-        before it, in order, as the eager program had; True if there were any
-        and they worked (the failed one is then tried once more).
-
-        A package ``__init__`` imports its submodules in an order that settles
-        the cycles between them (pandas imports ``io.excel._base``, whose class
-        body imports ``_openpyxl``, before ``_openpyxl``, which imports from
-        ``_base``); the first use of a later name imports its submodule first,
-        and the cycle breaks with "cannot import name ... from partially
-        initialized module".  Imports are not run in order ahead of time, which
-        would undo laziness for every package; only a failure is repaired, once
-        per thread at a time (a failure while repairing is the answer).
-        """
-        if getattr(_replaying, "active", False) or not self.is_package \
-                or not self._own(self.pending[name]):
-            return False
-        earlier = []
-        for other, entry in self.pending.items():
-            if other == name:
-                break
-            if other not in self.namespace and (other, thread) not in self.resolving \
-                    and self._own(entry):
-                earlier.append(other)
-        if not earlier:
-            return False
-        _replaying.active = True
-        try:
-            for other in earlier:
-                if other in self.pending and other not in self.namespace:
-                    self.resolve(other)
-        except ImportError:
-            return False
-        finally:
-            _replaying.active = False
-        return True
-
-    def _not_submodule(self, name):
-        if self.not_submodules is _EMPTY:
-            self.not_submodules = set()
-        self.not_submodules.add(name)
-
     def defined_later(self, line) -> bool:
         """Whether a binding at ``line`` does not exist yet for the eager module:
         one of its own deferred imports from an earlier statement is running
@@ -967,11 +1034,7 @@ class _ModuleState:
             self.getattr_fn = _make_getattr(self)
             self.dir_fn = _make_dir(self)
         current = namespace.get("__getattr__")
-        if current is None or current is self.getattr_fn:
-            namespace["__getattr__"] = self.getattr_fn
-        elif not self._serves_itself(current):
-            if current is not self.user_getattr:
-                self.user_getattr, self.user_getattr_line = current, 0
+        if current is None or current is self.getattr_fn or self._wraps_user_getattr(0):
             namespace["__getattr__"] = self.getattr_fn
         if "__dir__" not in namespace:
             namespace["__dir__"] = self.dir_fn
@@ -1001,71 +1064,20 @@ class _ModuleState:
     def chain(self, line):
         """After a statement at ``line`` bound the module's own ``__getattr__``
         (other than a ``def`` with lazify's prologue): wrap it."""
-        namespace = self.namespace
-        current = namespace.get("__getattr__")
+        if self._wraps_user_getattr(line) and self.installed:
+            self.namespace["__getattr__"] = self.getattr_fn
+
+    def _wraps_user_getattr(self, line) -> bool:
+        """Whether the module's ``__getattr__`` now is one of its own that
+        lazify's must stand in front of (any but a ``def`` with lazify's
+        prologue); it is remembered, with the ``line`` that bound it (0:
+        before everything), unless it is the one remembered already."""
+        current = self.namespace.get("__getattr__")
         if current is None or current is self.getattr_fn or self._serves_itself(current):
-            return
+            return False
         if current is not self.user_getattr:
             self.user_getattr, self.user_getattr_line = current, line
-        if self.installed:
-            namespace["__getattr__"] = self.getattr_fn
-
-    def submodule(self, name, caller):
-        """``pkg.name`` for a submodule an eager program would have loaded.
-
-        An eager program has ``pkg.sub`` set if any of the imports still
-        pending here (all of which it would have run by now) loads it,
-        directly or through other modules.  So those are run, the ones
-        aimed at the submodule first, until it appears; if it never does,
-        the answer is the plain one: no such attribute (regrtest's probe
-        ``hasattr(test_pkg, "test_main")`` imports nothing it should not).
-        """
-        if not self.is_package or not _pending[0] \
-                or name in self.not_submodules or (name.startswith("__") and name.endswith("__")):
-            return _MISSING
-        fullname = f"{self.name}.{name}"
-        if caller is not self.namespace and fullname not in sys.modules:
-            if caller.get("__name__") == "importlib._bootstrap":
-                # `from pkg import name`: importlib probes with hasattr and
-                # imports the submodule itself when the answer is no
-                return _MISSING
-            # Would an eager program have loaded it?  Only if one of the
-            # imports still pending (all of which it would have run) loads
-            # it: run them, those aimed at the submodule first, and look.
-            try:
-                spec = _find_spec(fullname, self.namespace.get("__path__"))
-            except Exception:
-                spec = None
-            if spec is None:
-                self._not_submodule(name)
-                return _MISSING
-            # a package with a __getattr__ of its own (numpy's ``np.random``) answers
-            # for submodules no import aims at itself: running every pending
-            # import in the process to find out would undo all laziness
-            has_own = self.user_getattr is not None or (
-                self.namespace.get("__getattr__") not in (None, self.getattr_fn))
-            _catch_up(fullname, lambda: name in self.namespace or fullname in sys.modules,
-                      not has_own)
-            value = self.namespace.get(name, _MISSING)
-            if value is _MISSING:
-                value = sys.modules.get(fullname, _MISSING)
-            return value
-        try:
-            builtins.__import__(fullname, self.namespace, None, None, 0)
-        except ModuleNotFoundError as exc:
-            if exc.name != fullname:
-                raise
-            self._not_submodule(name)
-            return _MISSING
-        except AttributeError as exc:
-            # escaping a __getattr__ it would read as "no such attribute"
-            raise ImportError(f"import of {fullname!r} failed: "
-                              f"{type(exc).__name__}: {exc}", name=fullname) from exc
-        value = self.namespace.get(name, _MISSING)
-        if value is _MISSING:
-            value = sys.modules.get(fullname, _MISSING)
-        return value
-
+        return True
 
 def _make_getattr(state):
     def __getattr__(name):

@@ -130,7 +130,8 @@ SCRUB = (
     "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX", "PYTHONPATH", "PYTHONHOME",
     "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONNOUSERSITE", "PYTHONPROFILEIMPORTTIME",
     "PYTHONVERBOSE", "PYTHONWARNINGS", "PYTHONDEVMODE", "PYTHONSAFEPATH",
-    "VIRTUAL_ENV", "PIP_REQUIRE_VIRTUALENV", "LZBENCH_MODULES_OUT", "PYTHON_LAZY_IMPORTS",
+    "VIRTUAL_ENV", "PIP_REQUIRE_VIRTUALENV", "LZBENCH_MODULES_OUT", "LZBENCH_BOOKKEEPING",
+    "PYTHON_LAZY_IMPORTS",
 )
 
 
@@ -354,6 +355,7 @@ def check(venv, workdir, cwd, tools, impls):
                 count_file.unlink()
             run_once(tool_argv(venv, tool), env, cwd(tool), capture=True)
             env["LZBENCH_MODULES_OUT"] = str(count_file)
+            env["LZBENCH_BOOKKEEPING"] = str(SITECUSTOMIZE / "_bookkeeping.py")
             rc, wall, _, out, err = run_once(tool_argv(venv, tool), env, cwd(tool), capture=True)
             modules = lazy = None
             files = []
