@@ -1,33 +1,11 @@
-"""Start-up benchmark: lazify in global mode, with its native mechanism (install(mechanism="native"))."""
+"""Start-up benchmark: lazify in global mode, with its native mechanism."""
 
-# Benchmark bookkeeping, not part of the activation: when the harness asks for
-# it (check runs only, never timed runs), write the number of modules in
-# sys.modules at exit ("total lazy", lazy = importlib.util._LazyModule objects
-# not yet executed), then the source files of the executed modules, to the
-# file named by LZBENCH_MODULES_OUT.  It runs before
-# the activation so that no lazy-import tool sees these imports.
+# Benchmark bookkeeping (check runs only, before the activation): ../_bookkeeping.py
 import os as _os
 
-if _os.environ.get("LZBENCH_MODULES_OUT"):
-    import atexit as _atexit
-    import sys as _sys
-
-    def _lzbench_count(path=_os.environ["LZBENCH_MODULES_OUT"], sys=_sys):
-        mods = list(sys.modules.values())
-        lazy = sum(1 for m in mods if type(m).__name__ == "_LazyModule")
-        files = []
-        for m in mods:
-            try:
-                p = vars(m).get("__file__") if type(m).__name__ != "_LazyModule" else None
-            except TypeError:
-                continue
-            if isinstance(p, str) and p.endswith(".py"):
-                files.append(p + "\n")
-        with open(path, "w") as f:
-            f.write(f"{len(mods)} {lazy}\n")
-            f.write("".join(files))
-
-    _atexit.register(_lzbench_count)
+if _os.environ.get("LZBENCH_BOOKKEEPING"):
+    with open(_os.environ["LZBENCH_BOOKKEEPING"]) as _f:
+        exec(compile(_f.read(), _f.name, "exec"))
 
 import lazify
 
