@@ -17,7 +17,9 @@ What it does:
    (``sitecustomize/<impl>/``), put on ``PYTHONPATH`` so the tools run unmodified;
    on Python 3.15+ also PEP 810's native lazy imports, ``native`` (switched on
    from sitecustomize, like the others) and ``native_x`` (the interpreter-wide
-   switch, ``PYTHON_LAZY_IMPORTS=all``); a requirement pip cannot install, a
+   switch, ``PYTHON_LAZY_IMPORTS=all``); ``lazify`` is ``lazify.install()`` with the
+   interpreter's default mechanism (native on 3.15+), ``lazify_native`` and
+   ``lazify_rewrite`` name the mechanism; a requirement pip cannot install, a
    tool whose command is then missing and an implementation that cannot be
    activated on this Python are listed as such in the table and the JSON;
 3. checks every tool under every implementation: exit code and stdout must
