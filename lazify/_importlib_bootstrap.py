@@ -515,6 +515,13 @@ def _states(registry):
             if state is not None]
 
 
+#: the ``__name__`` of importlib's frozen bootstrap, the code that probes
+#: ``hasattr(pkg, "sub")`` for ``from pkg import sub``: "importlib._bootstrap"
+#: once the importlib package renamed it, "_frozen_importlib" before that (and
+#: on 3.15)
+_IMPORTLIB_BOOTSTRAP = frozenset({"importlib._bootstrap", "_frozen_importlib"})
+
+
 def _find_spec(fullname, path):
     return sys.modules["_frozen_importlib"]._find_spec(fullname, path)
 
@@ -649,7 +656,7 @@ class _PackageSubmodules:
             return _MISSING
         fullname = f"{self.name}.{name}"
         if caller is not self.namespace and fullname not in sys.modules:
-            if caller.get("__name__") == "importlib._bootstrap":
+            if caller.get("__name__") in _IMPORTLIB_BOOTSTRAP:
                 # `from pkg import name`: importlib probes with hasattr and
                 # imports the submodule itself when the answer is no
                 return _MISSING
@@ -989,7 +996,7 @@ class _ModuleState(_PackageSubmodules):
         :param caller: the globals of the code asking.
         """
         if name in self.pending:
-            return self.resolve(name, probe=caller.get("__name__") == "importlib._bootstrap")
+            return self.resolve(name, probe=caller.get("__name__") in _IMPORTLIB_BOOTSTRAP)
         value = self.namespace.get(name, _MISSING)
         if value is not _MISSING:
             # asked through a copy of the module that replaced it in
@@ -1078,6 +1085,7 @@ class _ModuleState(_PackageSubmodules):
         if current is not self.user_getattr:
             self.user_getattr, self.user_getattr_line = current, line
         return True
+
 
 def _make_getattr(state):
     def __getattr__(name):

@@ -103,19 +103,52 @@ def top_level(names) -> frozenset:
 def measure() -> frozenset | None:
     """Top-level names of what importing the rewriter loads in a bare child
     interpreter; None if the child cannot be run."""
-    import subprocess
-
     package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-I", "-S", "-c", _MEASURE, package_parent],
-            stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
-    except (OSError, subprocess.SubprocessError, ValueError):
-        return None
-    names = proc.stdout.decode("ascii", "replace").split()
-    if proc.returncode != 0 or "lazify._plan" not in names:
+    out = _run([sys.executable, "-I", "-S", "-c", _MEASURE, package_parent])
+    names = out.decode("ascii", "replace").split() if out is not None else ()
+    if "lazify._plan" not in names:
         return None
     return top_level(names) | {"lazify"}
+
+
+def _run(argv) -> bytes | None:
+    """The standard output of ``argv``, or None if it fails.  Where the OS has
+    ``posix_spawn`` the user's process imports nothing for it (``subprocess``
+    pulls in ``signal``, ``selectors``, ``locale``, ``re`` and ``enum``: the
+    larger part of this measurement's cost on a first start)."""
+    if not hasattr(os, "posix_spawn"):
+        import subprocess
+
+        try:
+            proc = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True,
+                                  timeout=60)
+        except (OSError, subprocess.SubprocessError, ValueError):
+            return None
+        return proc.stdout if proc.returncode == 0 else None
+    try:
+        read_end, write_end = os.pipe()
+        devnull_in = os.open(os.devnull, os.O_RDONLY)
+        devnull_out = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=[
+                (os.POSIX_SPAWN_DUP2, devnull_in, 0), (os.POSIX_SPAWN_DUP2, write_end, 1),
+                (os.POSIX_SPAWN_DUP2, devnull_out, 2), (os.POSIX_SPAWN_CLOSE, read_end)])
+        finally:
+            os.close(devnull_in)
+            os.close(devnull_out)
+            os.close(write_end)
+        chunks = []
+        while chunk := os.read(read_end, 65536):
+            chunks.append(chunk)
+        _pid, status = os.waitpid(pid, 0)
+    except OSError:
+        return None
+    finally:
+        os.close(read_end)
+    return b"".join(chunks) if os.waitstatus_to_exitcode(status) == 0 else None
 
 
 def measured(import_rewriter) -> frozenset:

@@ -657,6 +657,24 @@ def test_rewriter_dependency_measurement_is_kept_and_remeasured_when_bad(tmp_pat
         assert proc.stdout.split() == ["True", "True", "True"]
 
 
+@pytest.mark.skipif(not hasattr(os, "posix_spawn"), reason="subprocess where no posix_spawn")
+def test_measuring_the_rewriter_dependencies_imports_nothing_for_the_child(tmp_path):
+    """The first start (nothing kept yet) measures in a child interpreter without
+    importing subprocess (and its signal, selectors, locale, re, enum) into the user's
+    process; the second start reads what the first kept."""
+    code = """
+        import sys, lazify
+        from lazify import _cache
+        kept = _cache.read_rewriter_deps() is not None
+        lazify.install()
+        print(kept, _cache.read_rewriter_deps() is not None, "subprocess" in sys.modules)
+    """
+    env = {"PYTHONPYCACHEPREFIX": str(tmp_path / "cache"), "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    outputs = [run_python(["-S", "-c", textwrap.dedent(code)], cwd=tmp_path, env_extra=env,
+                          check=True).stdout.split() for _ in range(2)]
+    assert outputs == [["False", "True", "False"], ["True", "True", "False"]]
+
+
 def test_sitecustomize_install_then_the_stdlib_first_thing(tmp_path):
     """install() in sitecustomize.py, then the modules the rewriter once depended on, on a
     cold cache and a warm one: every version's own set of dependencies stays plain."""

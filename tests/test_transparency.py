@@ -8,6 +8,8 @@ compares the two, or states the one documented difference.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from tests._util import run_python
@@ -354,6 +356,33 @@ def test_a_package_getattr_of_its_own_answers_for_its_submodules(tmp_path):
         """})
     assert plain == ["1 True"]
     assert lazy == ["1 False"]
+
+
+def test_from_package_import_submodule_runs_no_other_pending_import(tmp_path):
+    # `from pkg import sub`: importlib probes hasattr(pkg, "sub") before it
+    # imports the submodule itself; the probe must import nothing else, also
+    # when the importlib package was never imported (install() first thing,
+    # as from sitecustomize: the frozen bootstrap's globals say "_frozen_importlib")
+    from tests._util import ROOT
+    write_tree(tmp_path, {
+        "pkg/__init__.py": "import colorsys\n",
+        "pkg/sub.py": "VALUE = 1\n",
+        "other.py": "import json\n",
+        "main.py": f"""
+            import sys
+            if sys.argv[1:] == ["lazify"]:
+                sys.path.insert(0, {ROOT!r})
+                import lazify
+                lazify.install()
+                print("importlib" in sys.modules)
+            import other
+            from pkg import sub
+            print(sub.VALUE, "colorsys" in sys.modules, "json" in sys.modules)
+        """})
+    plain = run_python(["-S", "main.py"], cwd=tmp_path, check=True)
+    lazy = run_python(["-S", "main.py", "lazify"], cwd=tmp_path, check=True)
+    assert plain.stdout.split() == ["1", "True", "True"]
+    assert lazy.stdout.split() == ["False", "1", "False", "False"]
 
 
 def test_check_reports_a_packages_own_extension_modules_eager(tmp_path):
