@@ -19,14 +19,17 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 
 
 def _mechanism(args, command):
-    """The mechanism whose source to print, or None after a usage error."""
+    """The mechanism to plan (and print) for, or None after a usage error: ``--mechanism``,
+    else the configured one, else, for ``check``, the interpreter's default (what the hook
+    would do here) and, for ``rewrite``/``diff``, the rewrite: their output is source that
+    a reviewed tree (``diff --check``) holds, the same whichever Python prints it."""
     from lazify._cli import _BAD, _mechanism as configured
     from lazify._importlib_bootstrap import default_mechanism
 
     mechanism = configured(args, command, runs=False)
     if mechanism is _BAD:
         return None
-    return mechanism or default_mechanism()
+    return mechanism or (default_mechanism() if command == "check" else "rewrite")
 
 
 class _Failed(Exception):
