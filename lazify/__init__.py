@@ -13,7 +13,7 @@ from ._importlib_bootstrap import set_lazy_imports as set_lazy_imports
 __version__ = "0.1.0"
 
 
-def install(*, enabled: bool = True, excluding=None) -> None:
+def install(*, enabled: bool = True, excluding=None, mechanism=None) -> None:
     """Install the import hook (idempotent).
 
     Settings also come from ``[tool.lazify]`` in the nearest ``pyproject.toml``
@@ -27,11 +27,22 @@ def install(*, enabled: bool = True, excluding=None) -> None:
         installs the hook for explicit opt-ins only (``__lazy_modules__``).
     :param excluding: container of module names whose own imports stay eager;
         ``None`` means :data:`DEFAULT_EXCLUDING` plus the configured names.
+    :param mechanism: ``"native"`` (Python 3.15+: the imports lazify finds
+        eligible become PEP 810 ``lazy`` imports, which the interpreter defers)
+        or ``"rewrite"`` (every version: generated code, PEP 690's transparent
+        namespace).  ``None``: ``[tool.lazify] mechanism`` or
+        ``LAZIFY_MECHANISM``, else native where the interpreter has it.
+        ``ValueError`` for ``"native"`` before 3.15; the configured one then
+        gives a warning and the rewrite.
     """
     from ._hook import install as _install
+    from ._importlib_bootstrap import check_mechanism
+
+    if mechanism is not None:
+        check_mechanism(mechanism)
 
     try:
-        from ._config import load_config
+        from ._config import load_config, usable_mechanism
 
         config = load_config()
     except Exception as exc:  # lazify must never be why a program fails to start
@@ -42,7 +53,9 @@ def install(*, enabled: bool = True, excluding=None) -> None:
         enabled = enabled and config.enabled
         if excluding is None and config.excluding:
             excluding = frozenset({*DEFAULT_EXCLUDING, *config.excluding})
-    _install(enabled=enabled, excluding=excluding)
+        if mechanism is None:
+            mechanism = usable_mechanism(config.mechanism, stacklevel=2)
+    _install(enabled=enabled, excluding=excluding, mechanism=mechanism)
 
 
 def uninstall() -> None:

@@ -86,19 +86,39 @@ _CodeType = type(_sources_fingerprint.__code__)  # types.CodeType, without impor
 FORMAT = f"{VERSION.replace('.', 'v')}f{CACHE_FORMAT}h{_sources_fingerprint()}"
 
 
-def cache_tag(optimize: int | None = None) -> str:
+def mechanism() -> str:
+    """The mechanism the hook compiles for ("native" or "rewrite"): the one
+    ``install()`` set, else ``LAZIFY_MECHANISM`` or the interpreter's default."""
+    from . import _importlib_bootstrap as rt
+
+    settings = rt._settings
+    if settings.mechanism is None:
+        value = os.environ.get("LAZIFY_MECHANISM", "").strip().lower()
+        if value == "rewrite" or (value == "native" and rt.NATIVE_AVAILABLE):
+            settings.mechanism = value
+        else:
+            settings.mechanism = rt.default_mechanism()
+    return settings.mechanism
+
+
+def cache_tag(optimize: int | None = None, mechanism_: str | None = None) -> str:
     """Return the ``optimization`` string for ``cache_from_source``.
 
     The optimization level stays in it: ``-O`` and ``-OO`` get distinct
     files (typeguard and beartype lose the level, pytest conflates them).
+    The native mechanism's bytecode differs from the rewrite's: its tag has an
+    ``n`` after ``lazify`` (``mechanism_`` None: the current mechanism).
     """
     if optimize is None or optimize < 0:
         optimize = sys.flags.optimize
-    return f"{optimize or ''}lazify{FORMAT}"
+    if mechanism_ is None:
+        mechanism_ = mechanism()
+    return f"{optimize or ''}lazify{'n' if mechanism_ == 'native' else ''}{FORMAT}"
 
 
 def cache_path(source_path: str, optimize: int | None = None) -> str | None:
-    """Return the lazify pyc path for a source, honouring ``sys.pycache_prefix``."""
+    """Return the lazify pyc path for a source, honouring ``sys.pycache_prefix``,
+    for the current mechanism."""
     try:
         return _cache_from_source(os.fspath(source_path), optimization=cache_tag(optimize))
     except (NotImplementedError, ValueError, TypeError):

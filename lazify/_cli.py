@@ -76,6 +76,13 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: ``--mechanism`` of check, rewrite, diff, compile and run
+_MECHANISM_OPTION = (("--mechanism",), {
+    "choices": ("native", "rewrite"), "default": None,
+    "help": "native: PEP 810 lazy statements (3.15+); rewrite: lazify's generated code "
+            "(default: [tool.lazify] mechanism, LAZIFY_MECHANISM, else native on 3.15+)"})
+
+
 def _commands() -> tuple:
     """``(name, function, help, description, [(flags, add_argument options)])`` per command."""
     paths = (("paths",), {"nargs": "+", "metavar": "PATH", "help": "files or directories"})
@@ -88,24 +95,28 @@ def _commands() -> tuple:
           (("--format",), {"choices": ("text", "json"), "default": "text", "help": "output format"}),
           (("--excluding",), {"action": "append", "default": [], "metavar": "NAME",
                               "help": "module whose own imports stay eager, as "
-                                      "install(excluding=...) (repeatable)"})]),
+                                      "install(excluding=...) (repeatable)"}),
+          _MECHANISM_OPTION]),
         ("rewrite", _cmd_rewrite,
          "print the rewritten source (or write a rewritten tree with -o)",
          "Print the source lazify's rewrite produces, comments and formatting kept; with -o, "
          "write the rewritten tree of a directory under OUT.",
          [(("path",), {"metavar": "PATH", "help": "a file or a directory"}),
-          (("-o", "--output"), {"metavar": "OUT", "default": None, "help": "write a tree here"})]),
+          (("-o", "--output"), {"metavar": "OUT", "default": None, "help": "write a tree here"}),
+          _MECHANISM_OPTION]),
         ("diff", _cmd_diff,
          "unified diff original -> rewritten",
          "Print a unified diff from the original to the rewritten source of every changed "
          "file; with --check DIR, exit 1 when the rewritten output differs from DIR.",
          [paths,
-          (("--check",), {"metavar": "DIR", "default": None, "help": "compare with a reviewed tree"})]),
+          (("--check",), {"metavar": "DIR", "default": None, "help": "compare with a reviewed tree"}),
+          _MECHANISM_OPTION]),
         ("run", _cmd_run,
          "run a script or module with global lazy imports (the PEP's -L)",
          "Run a script (like `python SCRIPT ARGS`) or a module (like `python -m MODULE ARGS`) "
          "with lazify's import hook in global mode.",
          [(("-m",), {"dest": "module", "action": "store_true", "help": "TARGET is a module name"}),
+          _MECHANISM_OPTION,
           (("target",), {"metavar": "TARGET", "help": "script path, or module name with -m"}),
           (("args",), {"nargs": argparse.REMAINDER, "metavar": "ARGS",
                        "help": "passed on as sys.argv[1:]"})]),
@@ -115,7 +126,8 @@ def _commands() -> tuple:
          "a read-only venv).",
          [paths,
           (("--hash",), {"dest": "hash_based", "action": "store_true",
-                         "help": "checked-hash pycs (not mtime)"})]),
+                         "help": "checked-hash pycs (not mtime)"}),
+          _MECHANISM_OPTION]),
     )
 
 
@@ -140,8 +152,13 @@ def _cmd_check(args: argparse.Namespace) -> int:
     except ConfigError as e:
         print(f"lazify check: {e}", file=sys.stderr)
         return 2
+    from lazify._diff import _mechanism as mechanism_of
+
+    mechanism = mechanism_of(args, "check")
+    if mechanism is None:
+        return 2
     strict = os.environ.get("LAZIFY_STRICT", "") not in ("", "0")
-    results = [_check_file(path, excluding, strict) for path, excluding in files]
+    results = [_check_file(path, excluding, strict, mechanism) for path, excluding in files]
     if args.format == "json":
         json.dump(_json_report(results), sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -150,7 +167,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 1 if any(r["error"] is not None for r in results) else 0
 
 
-def _check_file(path: str, excluding, strict: bool) -> dict:
+def _check_file(path: str, excluding, strict: bool, mechanism: str = "rewrite") -> dict:
     from lazify import _sources
     from lazify._rewrite import plan_source
 
@@ -163,7 +180,7 @@ def _check_file(path: str, excluding, strict: bool) -> dict:
         return result
     try:
         plan = plan_source(tree, data, path, module=module, is_package=is_package,
-                           excluding=excluding)
+                           excluding=excluding, mechanism=mechanism)
     except Exception as e:
         if strict:
             raise
@@ -341,7 +358,34 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     """``lazify compile``: write lazify's bytecode cache ahead of time."""
     from lazify._compile import compile_paths
 
-    return compile_paths(args.paths, hash_based=args.hash_based)
+    mechanism = _mechanism(args, "compile")
+    if mechanism is _BAD:
+        return 2
+    return compile_paths(args.paths, hash_based=args.hash_based, mechanism=mechanism)
+
+
+_BAD = object()
+
+
+def _mechanism(args, command, runs=True):
+    """``--mechanism``, else the configured one (``[tool.lazify]``, ``LAZIFY_MECHANISM``)
+    this interpreter has, else None (the default); _BAD after reporting a usage error.
+
+    :param runs: the command compiles code for this interpreter (``compile``, ``run``);
+        ``rewrite`` and ``diff`` print native source (``lazy import``) on any version.
+    """
+    from lazify._config import ConfigError, load_config, usable_mechanism
+    from lazify._importlib_bootstrap import check_mechanism
+
+    try:
+        if args.mechanism is not None:
+            return check_mechanism(args.mechanism) if runs else args.mechanism
+        configured = load_config().mechanism
+        return usable_mechanism(configured) if runs else configured
+    except (ConfigError, ValueError) as exc:
+        message = str(exc).removeprefix("lazify: ")
+        print(f"lazify {command}: {message}", file=sys.stderr)
+        return _BAD
 
 
 # --------------------------------------------------------------------------- run
@@ -359,14 +403,26 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return 2
     if config.enabled:
         from lazify import _hook
+        from lazify._config import usable_mechanism
 
+        if args.mechanism is not None:
+            from lazify._importlib_bootstrap import check_mechanism
+
+            try:
+                mechanism = check_mechanism(args.mechanism)
+            except ValueError as exc:
+                print(f"lazify run: {str(exc).removeprefix('lazify: ')}", file=sys.stderr)
+                return 2
+        else:
+            mechanism = usable_mechanism(config.mechanism)
         if config.excluding:
             from lazify._importlib_bootstrap import DEFAULT_EXCLUDING
 
             # excluding=None means lazify's default list; a given one replaces it.
-            _hook.install(enabled=True, excluding=frozenset({*DEFAULT_EXCLUDING, *config.excluding}))
+            _hook.install(enabled=True, excluding=frozenset({*DEFAULT_EXCLUDING, *config.excluding}),
+                          mechanism=mechanism)
         else:
-            _hook.install(enabled=True)
+            _hook.install(enabled=True, mechanism=mechanism)
     if args.module:
         return _run_module(args.target, args.args)
     return _run_script(args.target, args.args, rewrite=config.enabled)

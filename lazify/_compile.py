@@ -13,7 +13,7 @@ import time
 from . import _cache, _hook, _sources
 
 
-def compile_paths(paths, *, hash_based=False) -> int:
+def compile_paths(paths, *, hash_based=False, mechanism=None) -> int:
     """Write rewritten pycs ahead of time for files and trees.
 
     Errors are reported per file on stderr and the rest carry on.  A
@@ -21,8 +21,14 @@ def compile_paths(paths, *, hash_based=False) -> int:
     so such files wait until that second is over (at most about two
     seconds), and a source dated in the future gets a checked-hash pyc.
 
+    :param mechanism: "native" or "rewrite" (None: ``LAZIFY_MECHANISM``, else the
+        interpreter's default): the
+        pycs carry it in their tag, and the hook reads those of its own mechanism.
     :returns: the exit code: 0, or 1 when any file failed.
     """
+    rt = _hook._runtime()
+    rt._settings.mechanism = None if mechanism is None else rt.check_mechanism(mechanism)
+    _cache.mechanism()                   # None: LAZIFY_MECHANISM, else the default
     errors = []
     written = 0
     fresh = []

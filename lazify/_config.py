@@ -9,16 +9,19 @@ Recognised keys::
     [tool.lazify]
     enabled = true                  # false: install() installs the hook for opt-ins only
     excluding = ["sympy", "myapp.plugins"]
+    mechanism = "rewrite"           # or "native" (3.15+, the default there)
 
 Environment (wins over the file): ``LAZIFY_DISABLE=1`` turns global mode off,
-``LAZIFY_EXCLUDING=a,b.c`` adds module names to ``excluding``.
+``LAZIFY_EXCLUDING=a,b.c`` adds module names to ``excluding``,
+``LAZIFY_MECHANISM=native|rewrite`` chooses the mechanism.
 """
 
 import os
 
 __all__ = ["Config", "ConfigError", "find_pyproject", "load_config", "read_pyproject"]
 
-_KEYS = frozenset({"enabled", "excluding"})
+_KEYS = frozenset({"enabled", "excluding", "mechanism"})
+_MECHANISMS = ("native", "rewrite")
 _TRUE = frozenset({"1", "true", "yes", "on"})
 
 
@@ -33,9 +36,10 @@ class Config:
     on every start-up.
     """
 
-    __slots__ = ("enabled", "excluding", "path")
+    __slots__ = ("enabled", "excluding", "path", "mechanism")
 
-    def __init__(self, enabled: bool = True, excluding: tuple = (), path: str | None = None):
+    def __init__(self, enabled: bool = True, excluding: tuple = (), path: str | None = None,
+                 mechanism: str | None = None):
         #: global mode (the PEP's ``-L``); False with ``enabled = false`` or ``LAZIFY_DISABLE=1``
         self.enabled = enabled
         #: module names whose own imports stay eager (lazify's default list is added
@@ -43,14 +47,19 @@ class Config:
         self.excluding = tuple(excluding)
         #: the ``pyproject.toml`` that was read, or None
         self.path = path
+        #: "native", "rewrite", or None (not set: the interpreter's default)
+        self.mechanism = mechanism
 
     def __eq__(self, other):
         if not isinstance(other, Config):
             return NotImplemented
-        return (self.enabled, self.excluding, self.path) == (other.enabled, other.excluding, other.path)
+        return (self.enabled, self.excluding, self.path, self.mechanism) == (
+            other.enabled, other.excluding, other.path, other.mechanism)
 
     def __repr__(self):
-        return f"Config(enabled={self.enabled!r}, excluding={self.excluding!r}, path={self.path!r})"
+        mechanism = "" if self.mechanism is None else f", mechanism={self.mechanism!r}"
+        return (f"Config(enabled={self.enabled!r}, excluding={self.excluding!r}, "
+                f"path={self.path!r}{mechanism})")
 
 
 def find_pyproject(start_dir: str | os.PathLike[str] | None = None) -> str | None:
@@ -125,11 +134,34 @@ def load_config(
             raise ConfigError(f"{where}: not a module name in excluding: {name!r}")
     if env.get("LAZIFY_DISABLE", "").strip().lower() in _TRUE:
         enabled = False
+    mechanism = table.get("mechanism")
+    if mechanism is not None and mechanism not in _MECHANISMS:
+        raise ConfigError(f'{where}: [tool.lazify] mechanism must be "native" or "rewrite"')
+    from_env = env.get("LAZIFY_MECHANISM", "").strip().lower()
+    if from_env:
+        if from_env not in _MECHANISMS:
+            raise ConfigError(f"LAZIFY_MECHANISM must be native or rewrite, not {from_env!r}")
+        mechanism = from_env
     return Config(
         enabled=enabled,
         excluding=tuple(dict.fromkeys(n for n in names if n)),
         path=path,
+        mechanism=mechanism,
     )
+
+
+def usable_mechanism(mechanism, stacklevel: int = 2):
+    """A configured mechanism this interpreter has: "native" before 3.15 gives a
+    warning and "rewrite" (an explicit ``install(mechanism="native")`` raises instead)."""
+    import sys
+
+    if mechanism == "native" and not hasattr(sys, "set_lazy_imports_filter"):
+        import warnings
+
+        warnings.warn('lazify: mechanism "native" needs Python 3.15+ (PEP 810); '
+                      'using "rewrite"', RuntimeWarning, stacklevel=stacklevel + 1)
+        return "rewrite"
+    return mechanism
 
 
 def _toml_loads():

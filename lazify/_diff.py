@@ -18,11 +18,25 @@ from typing import Iterator
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 
 
+def _mechanism(args, command):
+    """The mechanism to plan (and print) for, or None after a usage error: ``--mechanism``,
+    else the configured one, else, for ``check``, the interpreter's default (what the hook
+    would do here) and, for ``rewrite``/``diff``, the rewrite: their output is source that
+    a reviewed tree (``diff --check``) holds, the same whichever Python prints it."""
+    from lazify._cli import _BAD, _mechanism as configured
+    from lazify._importlib_bootstrap import default_mechanism
+
+    mechanism = configured(args, command, runs=False)
+    if mechanism is _BAD:
+        return None
+    return mechanism or (default_mechanism() if command == "check" else "rewrite")
+
+
 class _Failed(Exception):
     """A file that could not be rewritten; the message names the file and the cause."""
 
 
-def rewrite_file(path: str, excluding=None) -> tuple[bytes, bytes]:
+def rewrite_file(path: str, excluding=None, mechanism: str = "rewrite") -> tuple[bytes, bytes]:
     """Return ``(original, rewritten)`` bytes for one file, in the file's own encoding.
 
     A file with nothing to rewrite, or that *excluding* names, comes back unchanged.
@@ -40,7 +54,7 @@ def rewrite_file(path: str, excluding=None) -> tuple[bytes, bytes]:
     module, is_package = _sources.module_name_for(path)
     try:
         plan = plan_source(tree, data, path, module=module, is_package=is_package,
-                           excluding=excluding)
+                           excluding=excluding, mechanism=mechanism)
         if not plan.rewrite:
             return data, data
         return data, emit_cst(data, plan)
@@ -75,11 +89,12 @@ def cmd_rewrite(args: argparse.Namespace) -> int:
         if os.path.exists(out) and not os.path.isdir(out):
             print(f"lazify rewrite: {out} exists and is not a directory", file=sys.stderr)
             return 2
-    files = _files_or_report("rewrite", [path])
+    mechanism = _mechanism(args, "rewrite")
+    files = _files_or_report("rewrite", [path]) if mechanism is not None else None
     if files is None:
         return 2
     failed: list[str] = []
-    for _file, rel, _original, new in _rewrite_each("rewrite", files, failed):
+    for _file, rel, _original, new in _rewrite_each("rewrite", files, failed, mechanism):
         if os.path.isdir(path):
             _write(os.path.join(out, rel), new)
         elif out is None:
@@ -112,12 +127,15 @@ def _diff(args: argparse.Namespace) -> int:
     if args.check is not None and not os.path.isdir(args.check):
         print(f"lazify diff: --check {args.check}: not a directory", file=sys.stderr)
         return 2
+    mechanism = _mechanism(args, "diff")
+    if mechanism is None:
+        return 2
     files = _files_or_report("diff", args.paths)
     if files is None:
         return 2
     failed: list[str] = []
     differs = False
-    for file, rel, original, new in _rewrite_each("diff", files, failed):
+    for file, rel, original, new in _rewrite_each("diff", files, failed, mechanism):
         shown = _relative(file)
         if args.check is None:
             if new != original:
@@ -164,12 +182,13 @@ def _files_or_report(command: str, tops: list[str]) -> list[tuple[str, str, froz
     return files
 
 
-def _rewrite_each(command: str, files, failed: list[str]) -> Iterator[tuple[str, str, bytes, bytes]]:
+def _rewrite_each(command: str, files, failed: list[str],
+                  mechanism: str = "rewrite") -> Iterator[tuple[str, str, bytes, bytes]]:
     """Yield ``(file, rel, original, rewritten)``; report a file that fails, and add it
     to *failed*."""
     for file, rel, excluding in files:
         try:
-            original, new = rewrite_file(file, excluding)
+            original, new = rewrite_file(file, excluding, mechanism)
         except _Failed as e:
             print(f"lazify {command}: {e}", file=sys.stderr)
             failed.append(file)

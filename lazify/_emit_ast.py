@@ -280,3 +280,77 @@ def emit(tree: ast.Module, plan: Plan) -> ast.Module:
     check_applied(plan, emitter.applied)
     tree.body = head + header_statements(span, plan.fallback_names) + rest
     return tree
+
+
+# --------------------------------------------------------------------------
+# The native mechanism (3.15+, PEP 810): mark statements ``lazy``, nothing else.
+
+def _native_site(node, site):
+    """The statements that stand for one import statement: itself marked lazy, or,
+    when some of its names stay eager, an eager statement of those and a lazy one of
+    the rest, in that order and with the statement's span."""
+    lazy = [alias for alias, name in zip(node.names, site.names) if name.lazy]
+    if len(lazy) == len(node.names):
+        node.is_lazy = 1
+        return [node]
+    node.names = [alias for alias, name in zip(node.names, site.names) if not name.lazy]
+    if type(node) is ast.Import:
+        new = ast.Import(names=lazy, is_lazy=1)
+    else:
+        new = ast.ImportFrom(module=node.module, names=lazy, level=node.level, is_lazy=1)
+    new.lineno, new.col_offset = node.lineno, node.col_offset
+    new.end_lineno, new.end_col_offset = node.end_lineno, node.end_col_offset
+    return [node, new]
+
+
+class _NativeEmitter:
+    """Applies one native plan: ``applied`` collects the sites it found a node for."""
+
+    def __init__(self, plan: Plan):
+        self.sites = {site.span: site for site in plan.imports if site.any_lazy}
+        self.lines = sorted({span[0] for span in self.sites})
+        self.applied = set()
+
+    def statements(self, body):
+        out = []
+        lines = self.lines
+        for stmt in body:
+            index = bisect_left(lines, stmt.lineno)
+            if index == len(lines) or lines[index] > stmt.end_lineno:
+                out.append(stmt)
+                continue
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                site = self.sites.get(
+                    (stmt.lineno, stmt.col_offset, stmt.end_lineno, stmt.end_col_offset))
+                if site is not None:
+                    self.applied.add(site)
+                    out.extend(_native_site(stmt, site))
+                    continue
+            elif not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                # a module-level if/for/while (a lazy statement is nowhere else)
+                for field in stmt._fields:
+                    value = getattr(stmt, field, None)
+                    if type(value) is list and value and isinstance(value[0], ast.stmt):
+                        setattr(stmt, field, self.statements(value))
+                    elif type(value) is list:
+                        for item in value:          # match cases
+                            if isinstance(getattr(item, "body", None), list):
+                                item.body = self.statements(item.body)
+            out.append(stmt)
+        return out
+
+
+def emit_native(tree: ast.Module, plan: Plan) -> ast.Module:
+    """Apply a native ``plan`` to ``tree`` (in place) and return it: each import
+    statement whose names are lazy becomes ``lazy``; one with eager and lazy names
+    is split.  No header, no routed reads: the interpreter reifies a lazy name
+    where it is loaded.
+
+    :raises lazify._plan.EmitError: as :func:`emit`.
+    """
+    if not plan.rewrite:
+        return tree
+    emitter = _NativeEmitter(plan)
+    tree.body = emitter.statements(tree.body)
+    check_applied(plan, emitter.applied)
+    return tree

@@ -137,7 +137,9 @@ class _Applier(cst.CSTTransformer):
         self.byte_col = byte_col
         self.applied: set = set()
         self.refs = {r.span[:2]: r for r in plan.references}
-        self.sites = {s.span[:2]: s for s in plan.imports if s.rewritten}
+        self.native = plan.mechanism == "native"
+        self.sites = {s.span[:2]: s for s in plan.imports
+                      if (s.any_lazy if self.native else s.rewritten)}
         self.chains = {span[:2]: span for span in plan.chain_after}
         owners = plan.annotation_owners
         self.decorate = {o.span[:2]: o for o in owners if o.kind == "def"}
@@ -337,6 +339,8 @@ class _Applier(cst.CSTTransformer):
         return out
 
     def apply_site(self, key, site, node) -> list:
+        if self.native:
+            return self.apply_native(key, site, node)
         if site.is_star:
             self.applied.add(site)
             return [_small(_call(ep.STAR, repr(site.module_text))), node]
@@ -362,6 +366,24 @@ class _Applier(cst.CSTTransformer):
             # Without parentheses a trailing comma is a syntax error.
             kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return [node.with_changes(names=kept), _small(call)]
+
+    def apply_native(self, key, site, node) -> list:
+        """The native mechanism: ``lazy`` before the statement, or, when some of its
+        names stay eager, the statement with those and a ``lazy`` one with the rest."""
+        aliases = list(node.names)
+        written = [_pair(a) for a in aliases]
+        planned = [(n.imported, n.asname) for n in site.names]
+        if written != planned:
+            raise EmitError(f"import at {key} binds {written}, the plan says {planned}")
+        self.applied.add(site)
+        if all(n.lazy for n in site.names):
+            return [_lazy(node)]
+        # the lazy names on one line after the eager statement: no line moves, and the
+        # comments stay where they are, with the eager statement
+        lazy = ", ".join(n.alias for n in site.names if n.lazy)
+        module = "" if site.kind == "import" else f"from {site.module_text} "
+        return [_keep(node, [not n.lazy for n in site.names]),
+                _small(f"lazy {module}import {lazy}")]
 
     # ------------------------------------------------------------ annotations
 
@@ -394,7 +416,8 @@ class _Applier(cst.CSTTransformer):
         body, origs = self.chain_compounds(original.body, updated.body)
         body, origs = self.annotate_compounds(origs, body)
         header_lines = list(updated.header)
-        body = _insert_header(body, origs, self.counts, header_lines, self.plan)
+        if not self.native:
+            body = _insert_header(body, origs, self.counts, header_lines, self.plan)
         return updated.with_changes(body=body, header=header_lines)
 
     def chain_compounds(self, originals, updateds):
@@ -571,6 +594,32 @@ def _spread_call(node, module: str | None, lazy: list[tuple]):
     method = ep.IMPORT if module is None else ep.FROM
     func = cst.Attribute(value=cst.Name(ep.NAMESPACE), attr=cst.Name(method))
     return cst.Call(func=func, args=args)
+
+
+def _lazy(node):
+    """``lazy import ...`` / ``lazy from ... import ...`` (PEP 810) for an import."""
+    ws = cst.SimpleWhitespace(" ")
+    if isinstance(node, cst.Import):
+        return cst.LazyImport(names=node.names, semicolon=node.semicolon, whitespace_after_lazy=ws,
+                              whitespace_after_import=node.whitespace_after_import)
+    return cst.LazyImportFrom(
+        module=node.module, names=node.names, relative=node.relative, lpar=node.lpar,
+        rpar=node.rpar, semicolon=node.semicolon, whitespace_after_lazy=ws,
+        whitespace_after_from=node.whitespace_after_from,
+        whitespace_before_import=node.whitespace_before_import,
+        whitespace_after_import=node.whitespace_after_import)
+
+
+
+def _keep(node, keep: list[bool]):
+    """The import with the aliases ``keep`` marks."""
+    if isinstance(node, cst.ImportFrom) and node.lpar is not None:
+        return _remove_parenthesized(node, keep)
+    kept = [a for a, k in zip(node.names, keep) if k]
+    if kept[-1] is not node.names[-1]:
+        # Without parentheses a trailing comma is a syntax error.
+        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return node.with_changes(names=kept)
 
 
 def _spans_lines(node) -> bool:

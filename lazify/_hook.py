@@ -117,7 +117,8 @@ def _transform(data: bytes, path: str, fullname: str, is_package: bool, optimize
     try:
         from ._rewrite import rewrite_code
 
-        return rewrite_code(data, path, module=fullname, is_package=is_package, optimize=optimize)
+        return rewrite_code(data, path, module=fullname, is_package=is_package, optimize=optimize,
+                            mechanism=_cache.mechanism())
     finally:
         _state.busy = busy
 
@@ -307,22 +308,37 @@ _STOCK = frozenset({"_frozen_importlib", "_frozen_importlib_external", "zipimpor
 _finder = LazifyFinder()
 
 
-def install(*, enabled=True, excluding=None):
+def install(*, enabled=True, excluding=None, mechanism=None):
     """Install the import hook (idempotent) and set global lazy mode.
 
     :param enabled: global mode, PEP 690's ``-L``; ``False`` keeps the hook
         for modules that opt in with ``__lazy_modules__``.
     :param excluding: module names whose own imports stay eager.
+    :param mechanism: "native" (3.15+) or "rewrite"; None: ``LAZIFY_MECHANISM``,
+        else native where the interpreter has PEP 810, else the rewrite.  ValueError for "native"
+        elsewhere.
     """
-    _runtime().set_lazy_imports(enabled, excluding=excluding)
+    rt = _runtime()
+    if mechanism is None:
+        # LAZIFY_MECHANISM when it names one this interpreter has (lazify.install and
+        # lazify run report a bad one: they read the settings), else the default
+        rt._settings.mechanism = None
+        mechanism = _cache.mechanism()
+    mechanism = rt.check_mechanism(mechanism)
+    rt.set_lazy_imports(enabled, excluding=excluding)
+    rt.set_mechanism(mechanism)
     plain_modules()
     if not any(f is _finder for f in sys.meta_path):
         sys.meta_path.insert(0, _finder)
 
 
 def uninstall():
-    """Remove the import hook; modules already imported keep working."""
+    """Remove the import hook; modules already imported keep working.  The
+    interpreter gets back the lazy imports mode and filter it had before."""
     sys.meta_path[:] = [f for f in sys.meta_path if f is not _finder]
+    rt = sys.modules.get("lazify._importlib_bootstrap")
+    if rt is not None:
+        rt.native_off()
 
 
 def is_installed():

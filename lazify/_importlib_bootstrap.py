@@ -94,13 +94,46 @@ DEFAULT_EXCLUDING = {
 }
 
 
+#: the mechanisms lazify has: "rewrite" (every Python; PEP 690's transparent
+#: namespace, in generated code) and "native" (3.15+: the planner's lazy imports
+#: become PEP 810 ``lazy`` statements, which the interpreter defers itself)
+MECHANISMS = ("native", "rewrite")
+#: whether this interpreter has PEP 810's lazy imports (3.15+)
+NATIVE_AVAILABLE = hasattr(sys, "set_lazy_imports_filter")
+
+
+def default_mechanism() -> str:
+    """"native" where the interpreter has PEP 810's lazy imports, else "rewrite"."""
+    return "native" if NATIVE_AVAILABLE else "rewrite"
+
+
+def check_mechanism(mechanism) -> str:
+    """``mechanism``, or the default for None; ValueError for an unknown one, or
+    "native" on an interpreter without PEP 810."""
+    if mechanism is None:
+        return default_mechanism()
+    if mechanism not in MECHANISMS:
+        raise ValueError(f"lazify: unknown mechanism {mechanism!r} "
+                         f"(one of {', '.join(map(repr, MECHANISMS))})")
+    if mechanism == "native" and not NATIVE_AVAILABLE:
+        raise ValueError("lazify: the native mechanism needs PEP 810's lazy imports "
+                         f"(Python 3.15+); this is {sys.version.split()[0]}: use \"rewrite\"")
+    return mechanism
+
+
 class _Settings:
-    __slots__ = ("enabled", "excluding", "generation")
+    __slots__ = ("enabled", "excluding", "generation", "mechanism", "previous")
 
     def __init__(self):
         self.enabled = False
         self.excluding = None        # None: DEFAULT_EXCLUDING
         self.generation = 0
+        #: the mechanism the hook compiles modules for: set by install(), else
+        #: worked out on first use (:func:`lazify._cache.mechanism`)
+        self.mechanism = None
+        #: the interpreter's lazy imports mode and filter before lazify set its
+        #: own (native mechanism), restored by :func:`native_off`; None if not set
+        self.previous = None
 
 
 _settings = _Settings()
@@ -117,6 +150,72 @@ def set_lazy_imports(enabled: bool = True, *, excluding=None) -> None:
     _settings.enabled = bool(enabled)
     _settings.excluding = excluding
     _settings.generation += 1
+    _excluded_importers.clear()
+
+
+def set_mechanism(name: str) -> None:
+    """Compile modules for mechanism ``name`` from now on (checked), and set the
+    interpreter up for it: PEP 810's "normal" mode and lazify's filter for
+    "native", the interpreter's previous mode and filter otherwise."""
+    name = check_mechanism(name)
+    _settings.mechanism = name
+    if name == "native":
+        native_on()
+    else:
+        native_off()
+
+
+# ---------------------------------------------------------------------------
+# The native mechanism (3.15+): the interpreter defers the ``lazy`` statements
+# the hook compiled; lazify's filter makes one eager when lazify is off, when
+# its importer is excluded, or when it is guarded and its package is missing.
+
+#: importer name -> whether it is excluded, for the settings of now
+_excluded_importers = {}
+
+
+def _lazy_imports_filter(importer, name, fromlist):
+    """PEP 810's filter: False makes this lazy import eager."""
+    excluded = _excluded_importers.get(importer)
+    if excluded is None:
+        excluded = _excluded_importers[importer] = is_excluded(importer or "")
+    if excluded or not _settings.enabled:
+        # lazy only where the module opts in with PEP 810's __lazy_modules__, as the
+        # rewrite's runtime decides (_ModuleState.lazy_for)
+        module = sys.modules.get(importer)
+        explicit = getattr(module, "__dict__", _NO_DICT).get("__lazy_modules__")
+        if explicit is None or name not in explicit:
+            return False
+    top = name.partition(".")[0]
+    if top in sys.modules or not top:
+        return True
+    # Not loaded yet: eagerly, a missing package raises at this statement, which
+    # matters where the importing module is imported under an ImportError handler.
+    if not _guarded(sys._getframe(1)):
+        return True
+    try:
+        return _find_spec(top, None) is not None
+    except Exception:
+        return True                      # a finder's own trouble: leave it to the import
+
+
+def native_on() -> None:
+    """PEP 810's "normal" mode (explicit ``lazy`` statements only: the hook's and
+    the program's own) with lazify's filter; the previous ones are kept."""
+    if not NATIVE_AVAILABLE:
+        return
+    if _settings.previous is None:
+        _settings.previous = (sys.get_lazy_imports(), sys.get_lazy_imports_filter())
+    sys.set_lazy_imports("normal")
+    sys.set_lazy_imports_filter(_lazy_imports_filter)
+
+
+def native_off() -> None:
+    """Give the interpreter back the lazy imports mode and filter it had."""
+    previous, _settings.previous = _settings.previous, None
+    if previous is not None:
+        sys.set_lazy_imports(previous[0])
+        sys.set_lazy_imports_filter(previous[1])
 
 
 def is_lazy_imports_enabled() -> bool:
@@ -340,6 +439,8 @@ def _guarded(frame) -> bool:
                 state.guarded = _guarded(frame)
             if state.guarded:
                 return True
+        elif _settings.mechanism == "native" and _guarded(frame):
+            return True
     if not facts:
         return False
     lasti = frame.f_lasti
@@ -1457,6 +1558,8 @@ def is_lazy_import(namespace, name: str) -> bool:
 
     :param namespace: a module's ``__dict__`` or ``globals()``.
     """
+    if _LazyImportType is not None and type(namespace.get(name)) is _LazyImportType:
+        return True                      # PEP 810's proxy (the native mechanism)
     state = _state_of(namespace)
     return state is not None and name in state.pending and name not in namespace
 
@@ -1469,6 +1572,10 @@ def resolve_all(module_or_namespace) -> None:
     state = _state_of(namespace)
     if state is not None:
         state.resolve_all()
+    if _LazyImportType is not None:
+        for name, value in list(namespace.items()):
+            if type(value) is _LazyImportType and namespace.get(name) is value:
+                namespace[name] = value.resolve()
 
 
 class eager_imports:

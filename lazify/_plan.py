@@ -247,11 +247,16 @@ class Plan:
     templates: tuple[TemplateString, ...] = ()
     #: reads of the module's own namespace inside functions, in source order
     namespace_reads: tuple[NamespaceRead, ...] = ()
+    #: "rewrite" (registrations and routed reads) or "native" (3.15+: the lazy
+    #: names' statements become PEP 810 ``lazy`` statements, nothing else)
+    mechanism: str = "rewrite"
 
     def edits(self) -> tuple:
         """Every item an emitter must apply: what :func:`check_applied` checks."""
         if not self.rewrite:
             return ()
+        if self.mechanism == "native":
+            return tuple(s for s in self.imports if s.any_lazy)
         return (*self.references, *(s for s in self.imports if s.rewritten), *self.chain_after,
                 *self.annotation_owners, *self.getattr_prologues, *self.templates,
                 *self.namespace_reads)
@@ -307,9 +312,17 @@ def resolve_module(name: str, level: int, package: str) -> str:
     return f"{base}.{name}" if name else base
 
 
+#: the planner's rules that exist only because of the rewrite's generated code: with
+#: the native mechanism the interpreter reifies a lazy name wherever it is loaded
+#: (annotations evaluated later, doctest's copy of the globals, a class body reading
+#: a global it binds later), and the module never binds ``__lazy__``
+REWRITE_ONLY = frozenset({Reason.DEFERRED_ANNOTATION, Reason.DOCTEST, Reason.CLASS_SHADOW})
+
+
 def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
                 excluding=None, source: str | bytes | None = None,
-                extensions: frozenset = frozenset()) -> Plan:
+                extensions: frozenset = frozenset(), mechanism: str = "rewrite",
+                submodules=None) -> Plan:
     """Plan the rewrite of one module: a verdict for every imported name.
 
     :param source: the module's source, for the comments that mark an import
@@ -318,14 +331,34 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
         module is not rewritten at all, as the import hook leaves it plain.
     :param extensions: for a package, the names of its submodules that are
         extension modules (:func:`lazify._sources.extension_submodules`).
+    :param mechanism: "rewrite", or "native" (3.15+): the emitters mark the lazy
+        names' statements ``lazy`` and change nothing else, and the rules in
+        :data:`REWRITE_ONLY` do not apply.
+    :param submodules: for a package with the native mechanism, a function giving the
+        modules a submodule imports (:func:`lazify._sources.submodule_imports`);
+        None: no submodule-order rule.
     """
+    native = mechanism == "native"
     facts = gather(tree, module=module, is_package=is_package, excluding=excluding,
                    source=source, extensions=extensions)
     reads = tuple(NamespaceRead(kind=kind, span=span, function=function, key=key)
                   for kind, span, function, key in facts.namespace_reads)
-    imports = tuple(_verdicts(facts, site, _readers(reads)) for site in facts.sites)
+    # natively eval/exec find a lazy name reified (LOAD_NAME); the dict itself
+    # (globals()[k], f_globals) shows PEP 810's proxy
+    readers = _readers(tuple(r for r in reads if r.kind != "eval") if native else reads)
+    imports = tuple(_verdicts(facts, site, readers, native) for site in facts.sites)
     lazy_names = frozenset(n.name for site in imports for n in site.names
                            if n.lazy and not n.explicit)
+    header_index, header_after_line = _header_position(tree)
+    if native:
+        if is_package and submodules is not None:
+            imports = _submodule_order(imports, facts.package, submodules)
+            lazy_names = frozenset(n.name for site in imports for n in site.names
+                                   if n.lazy and not n.explicit)
+        return Plan(module=module, is_package=is_package, imports=imports, references=(),
+                    chain_after=(), header_index=header_index,
+                    header_after_line=header_after_line, mechanism=mechanism,
+                    rewrite=not facts.excluded and bool(lazy_names))
     references = []
     templates = {}
     for name in sorted(lazy_names):
@@ -342,7 +375,6 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
         if name in _BUILTIN_NAMES or name not in unconditional))
     rewrite = not facts.excluded and not facts.uses_reserved \
         and bool(lazy_names or any(site.is_star for site in imports) or is_package)
-    header_index, header_after_line = _header_position(tree)
     if not rewrite:
         return Plan(module=module, is_package=is_package, imports=imports, references=(),
                     chain_after=(), header_index=header_index,
@@ -363,6 +395,73 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
         namespace_reads=reads if lazy_names else ())
 
 
+def _replaced(item, **changes):
+    """A copy of a record with some fields changed."""
+    fields = type(item).__slots__
+    return type(item)(**{**{name: getattr(item, name) for name in fields}, **changes})
+
+
+def _imports(names, modules) -> bool:
+    """Whether any of ``names`` is one of ``modules`` or below one."""
+    return any(m == s or m.startswith(s + ".") for s in modules for m in names)
+
+
+def _submodule_order(imports, package, submodules) -> tuple:
+    """Native mechanism, a package ``__init__``: an own submodule import that comes before
+    one whose names the package reads while it is imported, where the two submodules import
+    each other (anywhere in their source), stays eager (submodule-order), as do those in
+    between.
+
+    Eagerly they run in the order written; natively the one read first runs first and
+    meets the cycle the earlier one settles (pandas.io.excel reads ``_openpyxl`` at
+    import time; ``_openpyxl`` imports ``_base``, whose class body imports ``_openpyxl``:
+    ImportError from a partially initialized module).  The rewrite repairs this at run
+    time; the interpreter has no such repair.
+    """
+    prefix = package + "."
+
+    def sub(name):
+        if name.module == package:
+            return name.imported.partition(".")[0]       # from . import sub
+        if name.module.startswith(prefix):
+            return name.module[len(prefix):].partition(".")[0]
+        return None
+
+    def lazy_own(site):
+        return [n for n in site.names if n.lazy and not n.explicit and sub(n) is not None]
+
+    eager = set()
+    for index, site in enumerate(imports):
+        read = [n for n in lazy_own(site) if n.used_at_import is not None]
+        if not read:
+            continue
+        read_subs = {f"{package}.{sub(n)}" for n in read}
+        needed = set()
+        for name in read:
+            needed.update(submodules(sub(name)))
+        for earlier in range(index):
+            for sub_name in {sub(n) for n in lazy_own(imports[earlier])}:
+                full = f"{package}.{sub_name}"
+                # a cycle: the read submodule imports the earlier one, which imports it
+                if _imports(needed, {full}) and _imports(submodules(sub_name), read_subs):
+                    eager.update(range(earlier, index + 1))  # it, and those in between
+                    break
+            else:
+                continue
+            break
+    if not eager:
+        return imports
+    out = list(imports)
+    for index in eager:
+        site = out[index]
+        own = lazy_own(site)
+        if own:
+            out[index] = _replaced(site, names=tuple(
+                _replaced(n, lazy=False, reason=Reason.SUBMODULE_ORDER, used_at_import=None,
+                          unused=False) if n in own else n for n in site.names))
+    return tuple(out)
+
+
 def _readers(reads) -> tuple:
     """Which functions' namespace reads may import a lazy name: ``(every name: {function:
     line}, {name: {function: line}})``."""
@@ -377,7 +476,7 @@ def _readers(reads) -> tuple:
     return readers_all, readers_of
 
 
-def _verdicts(facts: ModuleFacts, site, readers) -> ImportSite:
+def _verdicts(facts: ModuleFacts, site, readers, native=False) -> ImportSite:
     """The import statement ``site`` with a verdict for each name it binds."""
     node = site.node
     is_from = isinstance(node, ast.ImportFrom)
@@ -393,13 +492,18 @@ def _verdicts(facts: ModuleFacts, site, readers) -> ImportSite:
         unused = (bound not in facts.global_loads and bound not in facts.annotation_names
                   and bound not in facts.exported)
         reason = None if explicit else (
-            _reason(facts, site, bound, target)
+            _reason(facts, site, bound, target, native)
             or _hazard(facts, site, bound, imported, target, unused))
+        if reason is None and native and not explicit and (
+                readers_all or bound in readers_of):
+            # a function reads the module's namespace (globals()[name], eval): there
+            # the interpreter shows PEP 810's proxy, where the rewrite imports first
+            reason = Reason.DYNAMIC_NAMESPACE
         lazy = reason is None
         loads = facts.global_loads.get(bound, ()) if lazy else ()
         at_import = [ld.node.lineno for ld in loads if ld.at_import]
         resolved_by = ()
-        if lazy and not explicit and (readers_all or bound in readers_of):
+        if lazy and not explicit and not native and (readers_all or bound in readers_of):
             resolved_by = tuple(sorted(
                 {**readers_all, **readers_of.get(bound, {})}.items(),
                 key=lambda item: (item[1], item[0])))
@@ -407,7 +511,8 @@ def _verdicts(facts: ModuleFacts, site, readers) -> ImportSite:
             name=bound, imported=imported, asname=asname, module=target, lazy=lazy,
             reason=reason, used_at_import=min(at_import) if at_import else None,
             unused=lazy and unused and not resolved_by,
-            in_annotations=lazy and not explicit and bound in facts.annotation_names,
+            in_annotations=lazy and not explicit and not native
+            and bound in facts.annotation_names,
             explicit=explicit, resolved_by=resolved_by))
     return ImportSite(
         span=_span(node), kind="from" if is_from else "import",
@@ -418,8 +523,9 @@ def _verdicts(facts: ModuleFacts, site, readers) -> ImportSite:
 _BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
 
 
-def _reason(facts: ModuleFacts, site, bound, target):
-    """Why PEP 690 keeps this name eager, or None."""
+def _reason(facts: ModuleFacts, site, bound, target, native=False):
+    """Why PEP 690 keeps this name eager, or None (for the native mechanism, a
+    reason in :data:`REWRITE_ONLY` is none)."""
     node = site.node
     is_from = isinstance(node, ast.ImportFrom)
     if bound == "*":
@@ -430,7 +536,7 @@ def _reason(facts: ModuleFacts, site, bound, target):
         return site.context
     if facts.excluded:
         return Reason.EXCLUDED
-    if facts.uses_reserved or (bound.startswith("__") and bound.endswith("__")):
+    if (facts.uses_reserved and not native) or (bound.startswith("__") and bound.endswith("__")):
         return Reason.RESERVED_NAME
     if facts.dynamic is not None:
         return Reason.DYNAMIC_NAMESPACE
@@ -442,6 +548,8 @@ def _reason(facts: ModuleFacts, site, bound, target):
         # ``from .x import x`` (or ``... as x``) in a package __init__: any
         # later ``import pkg.x`` sets ``pkg.x`` to the submodule.
         return Reason.SUBMODULE_NAME
+    if native:
+        return None
     if bound in facts.eager_annotation_names:
         return Reason.DEFERRED_ANNOTATION
     if bound in facts.doctest_names:

@@ -44,6 +44,7 @@ Reason.RESERVED_NAME = Reason("reserved-name")
 Reason.SHADOWED_SUBMODULE = Reason("shadowed-submodule")
 Reason.SIDE_EFFECTS = Reason("side-effects")
 Reason.EXTENSION_MODULE = Reason("extension-module")
+Reason.SUBMODULE_ORDER = Reason("submodule-order")
 
 
 _WORDS = {
@@ -77,6 +78,11 @@ _WORDS = {
     Reason.EXTENSION_MODULE: (
         "a package importing one of its own extension modules (.so/.pyd): they import "
         "each other in C, in the order the package imports them"
+    ),
+    Reason.SUBMODULE_ORDER: (
+        "native mechanism: a package __init__ reads a later import of its own submodules "
+        "while it is imported, so its own submodule imports up to that one keep their order "
+        "(pandas.io.excel: _openpyxl first would find _base partially initialized)"
     ),
     Reason.SIDE_EFFECTS: (
         "never read, and kept for what importing it does: marked unused on purpose "

@@ -6,32 +6,36 @@ command plans a module from the same facts.  Imports only what the rewriter need
 and lazify's own plain modules): see :mod:`lazify._rewriter_deps`.
 """
 
-from ._emit_ast import emit
+from ._emit_ast import emit, emit_native
 from ._plan import plan_module
-from ._sources import extension_submodules, parse
+from ._sources import extension_submodules, parse, submodule_imports
 
 
 def plan_source(tree, source, path: str, *, module: str = "", is_package: bool = False,
-                excluding=None):
+                excluding=None, mechanism: str = "rewrite"):
     """Plan one module parsed from ``source`` (bytes or text) at ``path``.
 
     :param excluding: module names whose own imports stay eager; None (the hook, and
         ``compile``) leaves that to the runtime.
+    :param mechanism: "rewrite" or "native" (:func:`lazify._plan.plan_module`).
     """
     return plan_module(tree, module=module, is_package=is_package, excluding=excluding,
                        source=source,
-                       extensions=extension_submodules(path) if is_package else frozenset())
+                       extensions=extension_submodules(path) if is_package else frozenset(),
+                       mechanism=mechanism,
+                       submodules=submodule_imports(path, module) if is_package else None)
 
 
 def rewrite_code(source, path: str, *, module: str = "", is_package: bool = False,
-                 optimize: int = -1):
+                 optimize: int = -1, mechanism: str = "rewrite"):
     """Source bytes -> rewritten code object.
 
     Raises ``SyntaxError`` exactly as ``compile()`` would for bad source, and
     :class:`lazify._plan.EmitError` when the plan does not fit the tree (a lazify bug).
     """
     tree = parse(source, path, optimize)
-    plan = plan_source(tree, source, path, module=module, is_package=is_package)
+    plan = plan_source(tree, source, path, module=module, is_package=is_package,
+                       mechanism=mechanism)
     if plan.rewrite:
-        tree = emit(tree, plan)
+        tree = emit_native(tree, plan) if mechanism == "native" else emit(tree, plan)
     return compile(tree, path, "exec", dont_inherit=True, optimize=optimize)

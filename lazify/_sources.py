@@ -110,6 +110,46 @@ def extension_submodules(path) -> frozenset:
     return frozenset(name.partition(".")[0] for name in names if name.endswith(suffixes))
 
 
+def submodule_imports(path, package: str):
+    """For a package's ``__init__.py`` at ``path``: a function giving, for the name of one
+    of its submodules, the absolute names of the modules that submodule's source imports
+    anywhere in it (empty when it has no readable, parsable source).  The native
+    mechanism's submodule-order rule needs it (:func:`lazify._plan.plan_module`)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    seen = {}
+
+    def imports_of(sub: str) -> frozenset:
+        if sub in seen:
+            return seen[sub]
+        names = set()
+        for candidate in (os.path.join(directory, sub + ".py"),
+                          os.path.join(directory, sub, "__init__.py")):
+            try:
+                with open(candidate, "rb") as f:
+                    tree = parse(f.read(), candidate)
+            except (OSError, SyntaxError, ValueError):
+                continue
+            own = f"{package}.{sub}" if candidate.endswith("__init__.py") else package
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    names.update(alias.name for alias in node.names)
+                elif isinstance(node, ast.ImportFrom):
+                    base = node.module or ""
+                    if node.level:
+                        parts = own.split(".")
+                        if node.level - 1 >= len(parts):
+                            continue
+                        prefix = ".".join(parts[:len(parts) - node.level + 1])
+                        base = f"{prefix}.{base}" if base else prefix
+                    names.add(base)
+                    names.update(f"{base}.{alias.name}" for alias in node.names)
+            break
+        seen[sub] = result = frozenset(names)
+        return result
+
+    return imports_of
+
+
 def parse(data, path: str, optimize: int = -1) -> ast.Module:
     """The module's ``ast``, parsed as ``compile()`` parses it.
 

@@ -190,8 +190,9 @@ def test_check_text_report_greps(tmp_path):
                                    check=True).stdout)
     out = proc.stdout
     # every reason code and every tag occurs
+    # (submodule-order is the native mechanism's: tests/test_native.py)
     assert set(report["summary"]["eager_by_reason"]) == set(map(str, ALL_REASONS)) - {
-        "with", "function", "class"} | {"with", "function", "class"}
+        "with", "function", "class", "submodule-order"} | {"with", "function", "class"}
     legend = out[out.index("\nTags:\n"):]
     for key, (tag, _meaning) in _cli.TAGS.items():
         if key == "explicit" and sys.version_info < (3, 15):
@@ -758,7 +759,7 @@ def test_run_does_not_import_check_machinery():
 def test_compile_dispatches_to_the_batch_driver(tmp_path, monkeypatch):
     calls = []
 
-    def compile_paths(paths, *, hash_based=False):
+    def compile_paths(paths, *, hash_based=False, mechanism=None):
         calls.append((list(paths), hash_based))
         return 1
 

@@ -310,8 +310,12 @@ def project_one(name, spec, workdir, lazify_root, timeout, setup_only=False):
     # Is the project really rewritten under `lazify run`?
     script = os.path.join(base, "probe.py")
     with open(script, "w") as f:
+        # the rewrite leaves __lazy__ in the module; both mechanisms (3.15's native one
+        # has nothing of lazify's in the module) load it from lazify's pyc
         f.write(f"import {spec['probe']} as m\n"
-                f"print('{spec['probe']} rewritten:', '__lazy__' in vars(m))\n")
+                f"print('{spec['probe']} rewritten:', '__lazy__' in vars(m),"
+                f" 'lazify pyc:', '.opt-' in (m.__spec__.cached or '') and"
+                f" 'lazify' in m.__spec__.cached)\n")
     probe = subprocess.run([py, "-m", "lazify", "run", script], cwd=base, env=base_env(),
                            capture_output=True, text=True)
     out["probe"] = (probe.stdout.strip() or probe.stderr.strip()[-300:])

@@ -17,7 +17,9 @@ What it does:
    (``sitecustomize/<impl>/``), put on ``PYTHONPATH`` so the tools run unmodified;
    on Python 3.15+ also PEP 810's native lazy imports, ``native`` (switched on
    from sitecustomize, like the others) and ``native_x`` (the interpreter-wide
-   switch, ``PYTHON_LAZY_IMPORTS=all``); a requirement pip cannot install, a
+   switch, ``PYTHON_LAZY_IMPORTS=all``); ``lazify`` is ``lazify.install()`` with the
+   interpreter's default mechanism (native on 3.15+), ``lazify_native`` and
+   ``lazify_rewrite`` name the mechanism; a requirement pip cannot install, a
    tool whose command is then missing and an implementation that cannot be
    activated on this Python are listed as such in the table and the JSON;
 3. checks every tool under every implementation: exit code and stdout must
@@ -99,8 +101,8 @@ testpaths = ["tests"]
 line-length = 100
 """
 
-IMPLS = ["plain", "native", "native_x", "lazify", "lazify_mpmath", "demandimport", "defer_imports",
-         "lazyloader"]
+IMPLS = ["plain", "native", "native_x", "lazify", "lazify_native", "lazify_rewrite",
+         "lazify_mpmath", "demandimport", "defer_imports", "lazyloader"]
 
 #: implementation -> directory holding its sitecustomize.py (--extra-impl adds to it)
 IMPL_DIRS = {i: SITECUSTOMIZE / i for i in IMPLS}
@@ -118,6 +120,8 @@ IMPL_NEEDS = {
     "native": "import sys; sys.set_lazy_imports",
     "native_x": "import sys; sys.set_lazy_imports",
     "lazify": "import lazify",
+    "lazify_native": "import sys, lazify; sys.set_lazy_imports",
+    "lazify_rewrite": "import lazify",
     "lazify_mpmath": "import lazify",
     "demandimport": "import demandimport",
     "defer_imports": "import defer_imports",

@@ -19,6 +19,9 @@ fresh empty directory and run as ``python main.py``:
   after deleting every cache file lazify wrote under this checkout's cache tag
   (in the venv, in the standard library, in lazify's per-user fallback);
 - **lazify warm**: the same again, with the caches the cold run wrote;
+- **rewrite cold**, **rewrite warm** (Python 3.15+): lazify cold and warm with
+  ``LAZIFY_MECHANISM=rewrite`` (3.15's default is the native mechanism; before
+  3.15 cold and warm are the rewrite already);
 - **native** (Python 3.15+): plain with ``-X lazy_imports=all``.
 
 Exit code, stdout and stderr are compared with the plain run's, after
@@ -144,10 +147,14 @@ def installed_versions(py):
     return {d["name"].lower().replace("_", "-"): d["version"] for d in json.loads(out)}
 
 
-def lazify_cache_tag(py):
-    code = "from lazify import _cache; print(_cache.cache_tag())"
+def lazify_cache_tag(py, mechanism=None):
+    code = f"from lazify import _cache; print(_cache.cache_tag(None, {mechanism!r}))"
     return subprocess.run([py, "-c", code], capture_output=True, text=True, env=base_env(),
                           check=True).stdout.strip()
+
+
+#: the modes run with lazify, and the LAZIFY_MECHANISM they set (None: the default)
+LAZIFY_MODES = {"cold": None, "warm": None, "rcold": "rewrite", "rwarm": "rewrite"}
 
 
 def cache_roots(py, venv):
@@ -206,7 +213,9 @@ class Runner:
 
     def command(self, mode):
         env = base_env()
-        env["PYTHONPATH"] = self.activation["lazify" if mode in ("cold", "warm") else "plain"]
+        env["PYTHONPATH"] = self.activation["lazify" if mode in LAZIFY_MODES else "plain"]
+        if LAZIFY_MODES.get(mode):
+            env["LAZIFY_MECHANISM"] = LAZIFY_MODES[mode]
         cmd = [self.py]
         if mode == "native":
             cmd += ["-X", "lazy_imports=all"]
@@ -298,9 +307,10 @@ def run_python(python, args, lazify_root, programs):
         venv, py = build_venv(python, label, args.workdir, lazify_root, log)
     versions = installed_versions(py)
     tag = lazify_cache_tag(py)
+    rewrite_tag = lazify_cache_tag(py, "rewrite") if native else None
     roots = cache_roots(py, venv)
     runner = Runner(py, args.workdir, make_activation(args.workdir), args.timeout)
-    modes = ["plain", "cold", "warm"] + (["native"] if native else [])
+    modes = ["plain", "cold", "warm"] + (["rcold", "rwarm", "native"] if native else [])
     if args.modes:
         modes = [m for m in modes if m in args.modes.split(",") or m == "plain"]
     results = {}
@@ -310,6 +320,8 @@ def run_python(python, args, lazify_root, programs):
         for mode in modes:
             if mode == "cold":
                 row["cold_cache_files_deleted"] = delete_caches(roots, tag)
+            if mode == "rcold":
+                row["rcold_cache_files_deleted"] = delete_caches(roots, rewrite_tag)
             runs[mode] = runner.run(program, mode)
         plain = runs["plain"]
         row["plain"] = "ok" if plain["rc"] == 0 else f"exit {plain['rc']}"
@@ -322,7 +334,7 @@ def run_python(python, args, lazify_root, programs):
         row["seconds"] = {mode: runs[mode]["seconds"] for mode in modes}
         row["output"] = {mode: dict(rc=runs[mode]["rc"], stdout=runs[mode]["stdout"][-2000:],
                                     stderr=runs[mode]["stderr"][-3000:]) for mode in modes}
-        timed = [m for m in ("warm", "native") if m in modes]
+        timed = [m for m in ("warm", "rwarm", "native") if m in modes]
         if args.rounds and timed:
             order = ["plain", *timed]
             samples = {m: [] for m in order}
@@ -364,6 +376,9 @@ def table(saved):
         if "cold" in modes:
             head += [f"{lab} lazify cold", f"{lab} lazify warm", f"{lab} time lazify/plain",
                      f"{lab} modules plain/lazify"]
+        if "rcold" in modes:
+            head += [f"{lab} rewrite cold", f"{lab} rewrite warm", f"{lab} time rewrite/plain",
+                     f"{lab} modules rewrite"]
         if "native" in modes:
             head += [f"{lab} native", f"{lab} time native/plain", f"{lab} modules native"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -374,7 +389,8 @@ def table(saved):
         for lab in labels:
             row, modes = rows[lab], saved[lab]["modes"]
             if row is None:
-                cells += ["-"] * (1 + 4 * ("cold" in modes) + 3 * ("native" in modes))
+                cells += ["-"] * (1 + 4 * ("cold" in modes) + 4 * ("rcold" in modes)
+                                  + 3 * ("native" in modes))
                 continue
             cells.append(row["plain"])
             mods = row["modules"]
@@ -386,6 +402,11 @@ def table(saved):
                 cells += [cell(row["cold"]), cell(row["warm"]),
                           f"{ratio['warm']:.2f}" if "warm" in ratio and ran else "-",
                           f"{mods['plain']} / {mods['warm'] if ran else '-'}"]
+            if "rcold" in modes:
+                ran = not row["rwarm"].startswith("exit")
+                cells += [cell(row["rcold"]), cell(row["rwarm"]),
+                          f"{ratio['rwarm']:.2f}" if "rwarm" in ratio and ran else "-",
+                          f"{mods['rwarm'] if ran else '-'}"]
             if "native" in modes:
                 ran = not row["native"].startswith("exit")
                 cells += [cell(row["native"]),
@@ -399,7 +420,7 @@ def table(saved):
         parts = [f"{sum(r['plain'] == 'ok' for r in progs)}/{len(progs)} run plain"]
         for mode in modes[1:]:
             parts.append(f"{sum(r[mode] != 'same' for r in progs)} differ under {mode}")
-        for mode in ("warm", "native"):
+        for mode in ("warm", "rwarm", "native"):
             ratios = [r["ratio"][mode] for r in progs if mode in r.get("ratio", {})
                       and r[mode] == "same"]
             if ratios:
@@ -421,7 +442,8 @@ def main(argv=None):
     parser.add_argument("--only", default="", help="comma-separated program names")
     parser.add_argument("--rounds", type=int, default=5,
                         help="timing rounds per program (0: no timing)")
-    parser.add_argument("--modes", default="", help="subset of cold,warm,native (default all)")
+    parser.add_argument("--modes", default="",
+                        help="subset of cold,warm,rcold,rwarm,native (default all)")
     parser.add_argument("--workdir", default=os.environ.get("LAZIFY_SMOKE_DIR",
                                                             "/tmp/lazify-smoke"),
                         help="venvs, run directories, logs")
@@ -465,7 +487,7 @@ def main(argv=None):
         for program, row in info["programs"].items():
             for mode in info["modes"][1:]:
                 if row[mode] != "same":
-                    failed = failed or mode in ("cold", "warm")
+                    failed = failed or mode in LAZIFY_MODES
                     last = (row["output"][mode]["stderr"].strip().splitlines() or ["?"])[-1]
                     print(f"[{lab} {mode}] {program}: {row[mode]}: {last[:200]}")
     print(f"\nresults: {results_path}")

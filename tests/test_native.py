@@ -1,0 +1,385 @@
+"""The native mechanism (PEP 810, Python 3.15+): the planner's verdicts become ``lazy``
+statements, and the interpreter defers them.
+
+Fixture pairs: every case of ``tests/fixtures/rewrite/`` has an ``expected_native.py``,
+what ``lazify rewrite --mechanism native`` prints (byte for byte; any Python: the source
+is text).  Scenarios run on 3.15+ only, with ``LAZIFY_MECHANISM=native`` (the rest of the
+suite pins the rewrite).  Set ``LAZIFY_UPDATE_FIXTURES=1`` to (re)write the expected files.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+import textwrap
+
+import pytest
+
+from lazify._emit_ast import emit_native
+from lazify._emit_cst import emit_cst
+from lazify._plan import plan_module
+from lazify._reasons import Reason
+from tests._util import run_python
+from tests.test_emit_cst import CASES, FIXTURES, MODULE
+
+NATIVE = sys.version_info >= (3, 15)
+needs_native = pytest.mark.skipif(not NATIVE, reason="PEP 810 lazy imports are 3.15+")
+NATIVE_ENV = {"LAZIFY_MECHANISM": "native"}
+
+
+def _plan(data, module=MODULE, is_package=False, mechanism="native"):
+    tree = compile(data, "input.py", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    return plan_module(tree, module=module, is_package=is_package, mechanism=mechanism,
+                       source=data)
+
+
+def _read(case, name):
+    with open(os.path.join(FIXTURES, case, name), "rb") as f:
+        return f.read()
+
+
+# ---------------------------------------------------------------- fixture pairs
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_native_fixture_byte_exact(case):
+    data = _read(case, "input.py")
+    got = emit_cst(data, _plan(data))
+    path = os.path.join(FIXTURES, case, "expected_native.py")
+    if os.environ.get("LAZIFY_UPDATE_FIXTURES"):
+        with open(path, "wb") as f:
+            f.write(got)
+    with open(path, "rb") as f:
+        assert got == f.read()
+    # nothing but ``lazy `` in front of statements, and split statements: every line
+    # keeps its number
+    assert len(got.splitlines()) == len(data.splitlines())
+
+
+@needs_native
+@pytest.mark.parametrize("case", CASES)
+def test_native_fixture_same_program_as_ast_emitter(case):
+    data = _read(case, "input.py")
+    tree = compile(data, "input.py", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    by_ast = emit_native(tree, _plan(data))
+    by_cst = ast.parse(emit_cst(data, _plan(data)))
+    assert ast.dump(by_cst) == ast.dump(by_ast)
+
+
+def test_native_plan_emits_nothing_but_lazy_statements():
+    data = textwrap.dedent('''\
+        """Doc."""
+        import json, os
+        from . import sub
+        class C:
+            json = json
+        def f():
+            """>>> os.sep"""
+            return json.dumps(sub)
+        x: "os.PathLike" = None
+    ''').encode()
+    plan = _plan(data, module="pkg", is_package=True)
+    assert plan.rewrite and plan.mechanism == "native"
+    assert plan.references == () and plan.annotation_owners == () and plan.chain_after == ()
+    assert emit_cst(data, plan).decode().splitlines()[1:3] == [
+        "lazy import json, os", "lazy from . import sub"]
+
+
+@pytest.mark.parametrize("source, name, rewrite_reason", [
+    ("import json\nclass C:\n    json = json\n", "json", Reason.CLASS_SHADOW),
+    ('import os\ndef f():\n    """>>> os.sep"""\n', "os", Reason.DOCTEST),
+    ('import os\nfrom typing import TypeVar\nT = TypeVar("T", bound="os.PathLike")\n', "os",
+     Reason.DEFERRED_ANNOTATION),
+    ("import __lazy__x\nimport json\n__lazy__ = 1\njson\n", "json", Reason.RESERVED_NAME),
+])
+def test_rules_of_the_rewrite_alone_do_not_apply(source, name, rewrite_reason):
+    data = source.encode()
+    verdict = {n.name: n for s in _plan(data, mechanism="rewrite").imports for n in s.names}
+    assert verdict[name].reason == rewrite_reason
+    verdict = {n.name: n for s in _plan(data).imports for n in s.names}
+    assert verdict[name].lazy
+
+
+@pytest.mark.parametrize("source, name, reason", [
+    ("try:\n    import json\nexcept ImportError:\n    pass\n", "json", Reason.TRY),
+    ("with x:\n    import json\n", "json", Reason.WITH),
+    ("def f():\n    import json\n", "json", Reason.FUNCTION),
+    ("from m import *\n", "*", Reason.STAR),
+    ("import json\njson = 1\n", "json", Reason.REBOUND),
+    ("import json\nx = globals()['json']\n", "json", Reason.DYNAMIC_NAMESPACE),
+    # a function reading the namespace would see PEP 810's proxy, where the rewrite
+    # imports first: eager natively
+    ("import json\ndef f(k):\n    return globals()[k]\n", "json", Reason.DYNAMIC_NAMESPACE),
+    ("import json  # noqa\n", "json", Reason.SIDE_EFFECTS),
+])
+def test_rules_that_stay(source, name, reason):
+    verdict = {n.name: n for s in _plan(source.encode()).imports for n in s.names}
+    assert verdict[name].reason == reason
+
+
+def test_a_statement_with_eager_and_lazy_names_is_split():
+    data = b"import json, os  # c\ndef f():\n    return globals()['json'], os\n"
+    assert emit_cst(data, _plan(data)).splitlines()[0] == b"import json; lazy import os  # c"
+
+
+@pytest.mark.parametrize("body", ["return sorted(globals())", "return eval(s)", "exec(s)"])
+def test_namespace_reads_that_see_no_proxy_keep_names_lazy(body):
+    # keys alone; eval/exec load names with LOAD_NAME, which reifies
+    data = f"import json\ndef f(s):\n    {body}\n".encode()
+    assert all(n.lazy for s in _plan(data).imports for n in s.names)
+
+
+# ---------------------------------------------------------------- the API
+
+
+@pytest.mark.skipif(NATIVE, reason="before 3.15 only")
+def test_native_is_a_clear_error_before_315(run_python):
+    proc = run_python("import lazify\ntry:\n    lazify.install(mechanism='native')\n"
+                      "except ValueError as e:\n    print(e)\n")
+    assert "native mechanism needs PEP 810" in proc.stdout
+    assert "3.15" in proc.stdout
+
+
+@pytest.mark.skipif(NATIVE, reason="before 3.15 only")
+def test_configured_native_warns_and_rewrites_before_315(run_python, tmp_path):
+    (tmp_path / "m.py").write_text("import json\n")
+    proc = run_python("import lazify\nlazify.install()\nimport m\nprint('__lazy__' in vars(m))",
+                      cwd=tmp_path, env_extra=NATIVE_ENV)
+    assert proc.stdout.strip() == "True"
+    assert 'mechanism "native" needs Python 3.15+' in proc.stderr
+
+
+def test_unknown_mechanism(run_python, tmp_path):
+    proc = run_python("import lazify\ntry:\n    lazify.install(mechanism='x')\n"
+                      "except ValueError as e:\n    print(e)\n")
+    assert "unknown mechanism 'x'" in proc.stdout
+    (tmp_path / "pyproject.toml").write_text('[tool.lazify]\nmechanism = "x"\n')
+    proc = run_python("import lazify\nlazify.install()\n", cwd=tmp_path)
+    assert 'mechanism must be "native" or "rewrite"' in proc.stderr
+
+
+def test_the_cache_tag_carries_the_mechanism():
+    from lazify import _cache
+
+    native, rewrite = _cache.cache_tag(0, "native"), _cache.cache_tag(0, "rewrite")
+    assert native != rewrite and native.isalnum()
+    assert rewrite == f"lazify{_cache.FORMAT}" and native == f"lazifyn{_cache.FORMAT}"
+
+
+# ---------------------------------------------------------------- scenarios (3.15+)
+
+
+def _tree(tmp_path, files):
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+        os.utime(path, (1_700_000_000, 1_700_000_000))   # old enough for a timestamp pyc
+    return tmp_path
+
+
+MAIN = """\
+import sys, lazify
+lazify.install()
+"""
+
+
+def _d(text):
+    return textwrap.dedent(text)
+
+
+@needs_native
+def test_eligible_imports_are_deferred_by_the_interpreter(tmp_path):
+    _tree(tmp_path, {
+        "app.py": """\
+            import json
+            from email import message
+            import csv  # noqa
+            def dump(x):
+                return json.dumps(x)
+        """,
+        "main.py": MAIN + _d("""\
+            import app, types
+            print(type(vars(app)["json"]) is types.LazyImportType, "json" in sys.modules)
+            print(lazify.is_lazy_import(vars(app), "json"), "__lazy__" in vars(app))
+            print(app.dump([1]), lazify.is_lazy_import(vars(app), "json"))
+            print("csv" in sys.modules, sys.get_lazy_imports())
+            lazify.resolve_all(app)
+            print(lazify.is_lazy_import(vars(app), "message"), "email.message" in sys.modules)
+        """),
+    })
+    proc = run_python(["main.py"], cwd=tmp_path, env_extra=NATIVE_ENV)
+    assert proc.stdout.split("\n") == [
+        "True False", "True False", "[1] False", "True normal", "False True", ""]
+
+
+@needs_native
+def test_each_mechanism_has_its_own_pycs(tmp_path):
+    _tree(tmp_path, {"app.py": "import json\n",
+                     "main.py": MAIN + "import app\nprint(type(vars(app).get('json')).__name__)\n"})
+    native = run_python(["main.py"], cwd=tmp_path, env_extra=NATIVE_ENV)
+    rewrite = run_python(["main.py"], cwd=tmp_path, env_extra={"LAZIFY_MECHANISM": "rewrite"})
+    again = run_python(["main.py"], cwd=tmp_path, env_extra=NATIVE_ENV)
+    assert (native.stdout, rewrite.stdout, again.stdout) == (
+        "lazy_import\n", "NoneType\n", "lazy_import\n")
+    pycs = sorted(p.name.split(".")[2] for p in (tmp_path / "__pycache__").iterdir()
+                  if p.name.startswith("app."))
+    assert [p[:len("opt-lazifyn")] for p in pycs] == ["opt-lazify0", "opt-lazifyn"]
+
+
+@needs_native
+def test_filter_makes_lazy_statements_eager_when_off_or_excluded(tmp_path):
+    _tree(tmp_path, {
+        "app.py": "import json\n",
+        "skip/__init__.py": "import csv\n",
+        "main.py": """\
+            import sys, types, lazify
+            lazify.install(excluding={"skip"})
+            import app, skip
+            print(type(vars(app)["json"]).__name__, type(vars(skip)["csv"]).__name__)
+            del sys.modules["app"]
+            lazify.set_lazy_imports(False)
+            import app
+            print(type(vars(app)["json"]).__name__)
+            lazy import tomllib
+            print(type(globals()["tomllib"]).__name__)
+        """,
+    })
+    proc = run_python(["main.py"], cwd=tmp_path, env_extra=NATIVE_ENV)
+    assert proc.stdout.split("\n") == ["lazy_import module", "module", "module", ""]
+
+
+@needs_native
+def test_guarded_import_of_a_missing_package_raises_at_its_statement(tmp_path):
+    _tree(tmp_path, {
+        "opt.py": "import json\nimport not_installed_anywhere\n",
+        "main.py": MAIN + _d("""\
+            try:
+                import opt
+            except ImportError as e:
+                print("fallback", e.name)
+            import opt2
+        """),
+        "opt2.py": "import not_installed_anywhere\nprint('opt2 ran')\n",
+    })
+    proc = run_python(["main.py"], cwd=tmp_path, env_extra=NATIVE_ENV)
+    assert proc.stdout == "fallback not_installed_anywhere\nopt2 ran\n"
+
+
+@needs_native
+def test_uninstall_restores_the_interpreters_mode_and_filter(tmp_path):
+    _tree(tmp_path, {"main.py": """\
+        import sys, lazify
+        sys.set_lazy_imports("all")
+        mine = lambda *args: True
+        sys.set_lazy_imports_filter(mine)
+        lazify.install()
+        print(sys.get_lazy_imports(), sys.get_lazy_imports_filter() is mine)
+        lazify.uninstall()
+        print(sys.get_lazy_imports(), sys.get_lazy_imports_filter() is mine)
+    """})
+    proc = run_python(["main.py"], cwd=tmp_path, env_extra=NATIVE_ENV)
+    assert proc.stdout == "normal False\nall True\n"
+
+
+@needs_native
+def test_rewrite_is_an_option_on_315(tmp_path):
+    _tree(tmp_path, {"app.py": "import json\n", "main.py": """\
+        import sys, lazify
+        lazify.install(mechanism="rewrite")
+        import app
+        print("__lazy__" in vars(app), sys.get_lazy_imports_filter())
+    """})
+    proc = run_python(["main.py"], cwd=tmp_path, env_extra=NATIVE_ENV)
+    assert proc.stdout == "True None\n"
+
+
+@needs_native
+def test_lazify_run_native_and_rewrite(tmp_path):
+    _tree(tmp_path, {"app.py": "import json\n",
+                     "main.py": "import app\nprint('__lazy__' in vars(app))\n"})
+    out = [run_python(["-m", "lazify", "run", *flag, "main.py"], cwd=tmp_path,
+                      env_extra={"LAZIFY_MECHANISM": None}).stdout
+           for flag in ((), ("--mechanism", "rewrite"), ("--mechanism", "native"))]
+    assert out == ["False\n", "True\n", "False\n"]
+
+
+def test_a_package_keeps_the_order_of_submodules_the_one_read_at_import_imports():
+    data = (b"from ._base import Base\nfrom . import _odd\nfrom ._impl import Impl\n"
+            b"from ._late import Late\nimport json\nregister(Impl, json)\n"
+            b"def f():\n    return Base, _odd, Late\n")
+    tree = ast.parse(data)
+    # _impl and _base import each other: what eagerly ran first must run first
+    imports_of = {"_impl": frozenset({"pkg._base"}), "_base": frozenset({"pkg._impl.Impl"})}.get
+    plan = plan_module(tree, module="pkg", is_package=True, mechanism="native",
+                       submodules=lambda sub: imports_of(sub, frozenset()))
+    verdict = {n.name: n for s in plan.imports for n in s.names}
+    assert [verdict[name].reason for name in ("Base", "_odd", "Impl")] == \
+        [Reason.SUBMODULE_ORDER] * 3
+    assert verdict["Late"].lazy and verdict["json"].lazy
+    # no cycle (_impl imports _base, not the other way): nothing to keep in order
+    imports_of = {"_impl": frozenset({"pkg._base"})}.get
+    plan = plan_module(tree, module="pkg", is_package=True, mechanism="native",
+                       submodules=lambda sub: imports_of(sub, frozenset()))
+    assert all(n.lazy for s in plan.imports for n in s.names if n.name != "_odd")
+    # the rewrite repairs the order at run time instead
+    verdict = {n.name: n for s in _plan(data, module="pkg", is_package=True,
+                                        mechanism="rewrite").imports for n in s.names}
+    assert verdict["Base"].lazy and verdict["Impl"].lazy
+
+
+@needs_native
+def test_a_package_submodule_cycle_settles_as_eagerly(tmp_path):
+    # pandas.io.excel: reading _Impl first would import _impl before _base, and _base's
+    # class body imports _impl while _impl is partially initialized
+    _tree(tmp_path, {
+        "pkg/__init__.py": """\
+            from pkg._base import Base, File
+            from pkg._impl import Impl as _Impl
+            WRITERS = [_Impl]
+        """,
+        "pkg/_base.py": """\
+            class Base:
+                pass
+            class File:
+                from pkg._impl import Impl
+        """,
+        "pkg/_impl.py": """\
+            from pkg._base import Base
+            class Impl(Base):
+                pass
+        """,
+        "main.py": MAIN + "import pkg\nprint(pkg.WRITERS, pkg.File.Impl is pkg.WRITERS[0])\n",
+    })
+    proc = run_python(["main.py"], cwd=tmp_path, env_extra=NATIVE_ENV)
+    assert proc.stdout == "[<class 'pkg._impl.Impl'>] True\n"
+
+
+@needs_native
+def test_disabled_mode_defers_only_the_opt_ins(tmp_path):
+    _tree(tmp_path, {
+        "plain.py": "import json\n",
+        "optin.py": "__lazy_modules__ = ['json']\nimport json\n",
+        "main.py": """\
+            import lazify
+            lazify.install(enabled=False)
+            import optin, plain
+            print(lazify.is_lazy_import(vars(optin), "json"),
+                  lazify.is_lazy_import(vars(plain), "json"))
+        """,
+    })
+    proc = run_python(["main.py"], cwd=tmp_path, env_extra=NATIVE_ENV)
+    assert proc.stdout == "True False\n"
+
+
+def test_rewrite_and_diff_print_the_rewrite_unless_asked_or_configured(tmp_path):
+    (tmp_path / "m.py").write_text("import json\n")
+    env = {"LAZIFY_MECHANISM": None}
+    default = run_python(["-m", "lazify", "rewrite", "m.py"], cwd=tmp_path, env_extra=env)
+    asked = run_python(["-m", "lazify", "rewrite", "--mechanism", "native", "m.py"],
+                       cwd=tmp_path, env_extra=env)
+    (tmp_path / "pyproject.toml").write_text('[tool.lazify]\nmechanism = "native"\n')
+    configured = run_python(["-m", "lazify", "rewrite", "m.py"], cwd=tmp_path, env_extra=env)
+    assert "__lazy__" in default.stdout
+    assert asked.stdout == configured.stdout == "lazy import json\n"
