@@ -344,12 +344,7 @@ class _Applier(cst.CSTTransformer):
         if site.is_star:
             self.applied.add(site)
             return [_small(_call(ep.STAR, repr(site.module_text))), node]
-        aliases = list(node.names)
-        written = [_pair(a) for a in aliases]
-        planned = [(n.imported, n.asname) for n in site.names]
-        if written != planned:
-            raise EmitError(f"import at {key} binds {written}, the plan says {planned}")
-        self.applied.add(site)
+        aliases = self._aliases_as_planned(key, site, node)
         lazy = [(n.imported, n.asname) for n in site.names if n.lazy]
         module = None if site.kind == "import" else site.module_text
         args = map(repr, lazy if module is None else [module, *lazy])
@@ -367,15 +362,21 @@ class _Applier(cst.CSTTransformer):
             kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return [node.with_changes(names=kept), _small(call)]
 
-    def apply_native(self, key, site, node) -> list:
-        """The native mechanism: ``lazy`` before the statement, or, when some of its
-        names stay eager, the statement with those and a ``lazy`` one with the rest."""
+    def _aliases_as_planned(self, key, site, node) -> list:
+        """The statement's aliases, checked against the names the plan has for the
+        site (a mismatch is a lazify bug: EmitError); the site counts as applied."""
         aliases = list(node.names)
         written = [_pair(a) for a in aliases]
         planned = [(n.imported, n.asname) for n in site.names]
         if written != planned:
             raise EmitError(f"import at {key} binds {written}, the plan says {planned}")
         self.applied.add(site)
+        return aliases
+
+    def apply_native(self, key, site, node) -> list:
+        """The native mechanism: ``lazy`` before the statement, or, when some of its
+        names stay eager, the statement with those and a ``lazy`` one with the rest."""
+        aliases = self._aliases_as_planned(key, site, node)
         if all(n.lazy for n in site.names):
             return [_lazy(node)]
         # the lazy names on one line after the eager statement: no line moves, and the

@@ -89,6 +89,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run as bench  # noqa: E402
+from analyse import absolute  # noqa: E402
 
 IMPLS = ["plain", "native", "native_x", "lazify"]
 
@@ -230,15 +231,6 @@ def callers(frames, i, n=4):
         if len(out) >= n or fr[2] == "<module>":
             break
     return out
-
-
-def absolute(module, level, current, is_package):
-    if not level:
-        return module
-    base = current if is_package else current.rpartition(".")[0]
-    for _ in range(level - 1):
-        base = base.rpartition(".")[0]
-    return f"{base}.{module}" if module else base
 
 
 def targets(imp, importer, is_package):
