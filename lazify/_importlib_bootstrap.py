@@ -1386,11 +1386,13 @@ def _names(state):
 
 #: The layout of ``__lazy__`` CPython specializes ``__lazy__.name`` loads on
 #: (``LOAD_ATTR_WITH_HINT``): the module's state must not live in the module's
-#: dict, so it is a slot up to 3.11 and, from 3.12, the one item of a tuple (3.14
+#: dict, so it is a slot up to 3.13 and, from 3.14, the one item of a tuple (3.14
 #: specializes no load on an instance with a ``__dict__`` slot, 3.11 none on a
 #: tuple subclass; measured: a loop calling a lazily imported module's function
-#: 1.5x plain on 3.14 with the slot, 1.2-1.3x with the tuple).
-if sys.version_info >= (3, 12):
+#: 1.5x plain on 3.14 with the slot, 1.2-1.3x with the tuple; on 3.12 the slot
+#: measured a little better).
+_TUPLE_LAYOUT = sys.version_info >= (3, 14)
+if _TUPLE_LAYOUT:
     class _NamespaceBase(tuple):
         __slots__ = ()
         __lazify_state__ = property(_itemgetter(0))
@@ -1422,8 +1424,8 @@ class _Namespace(_NamespaceBase):
     modules whose imports are all loaded already never make one.
     """
 
-    if sys.version_info >= (3, 12):
-        pass     # a __dict__ of its own (managed: what 3.12+ specializes)
+    if _TUPLE_LAYOUT:
+        pass     # a __dict__ of its own (managed: what 3.14 specializes)
     else:
         __slots__ = ()
 
