@@ -19,6 +19,8 @@ import sys
 import time
 import _frozen_importlib_external as _bootstrap_external
 
+from . import _importlib_bootstrap as _runtime
+
 #: lazify's version (kept here: importing lazify/__init__.py from the hook
 #: would be an import cycle).  Part of the cache tag.
 VERSION = "0.1.0"
@@ -89,8 +91,7 @@ FORMAT = f"{VERSION.replace('.', 'v')}f{CACHE_FORMAT}h{_sources_fingerprint()}"
 def mechanism() -> str:
     """The mechanism the hook compiles for ("native" or "rewrite"): the one
     ``install()`` set, else ``LAZIFY_MECHANISM`` or the interpreter's default."""
-    from . import _importlib_bootstrap as rt
-
+    rt = _runtime
     settings = rt._settings
     if settings.mechanism is None:
         value = os.environ.get("LAZIFY_MECHANISM", "").strip().lower()
