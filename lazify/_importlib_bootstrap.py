@@ -343,26 +343,43 @@ class _Entry:
 #: exception names whose handler catches ImportError
 _IMPORT_ERROR_NAMES = frozenset({"ImportError", "ModuleNotFoundError", "Exception"})
 _MACHINERY = "machinery"
-#: code object -> what _guarded needs of it, worked out once: _MACHINERY (import
-#: machinery, skipped when looking for the importer), () (cannot guard: names no
-#: ImportError), or the byte ranges its exception handlers (3.10: try and with
-#: blocks) cover
-_code_facts = {}
+#: file name -> whether its code is import machinery (skipped when looking for
+#: the importer).  Keyed by the name, not the code object: a code object's hash is
+#: recomputed on every lookup, over its constants and nested code objects
+_machinery_files = {}
+#: id(code) -> (code, the byte ranges its exception handlers cover (3.10: its try
+#: and with blocks)), for code that names ImportError; the code is kept so that
+#: the id stays its own
+_code_ranges = {}
+#: id(frame) of a module body under the native mechanism -> (its globals, its
+#: code, whether it is guarded); a few are kept, never more
+_native_guarded = {}
+_NATIVE_GUARDED_KEPT = 64
+
+
+def _is_machinery(filename):
+    machinery = _machinery_files.get(filename)
+    if machinery is None:
+        machinery = _machinery_files[filename] = (
+            filename.startswith("<frozen importlib") or filename == _RUNTIME_FILE
+            or filename.endswith(("importlib/__init__.py", "importlib\\__init__.py")))
+    return machinery
 
 
 def _facts(code):
-    filename = code.co_filename
-    if filename.startswith("<frozen importlib") or filename == _RUNTIME_FILE or (
-            filename.endswith(("importlib/__init__.py", "importlib\\__init__.py"))):
-        facts = _MACHINERY
-    elif _IMPORT_ERROR_NAMES.isdisjoint(code.co_names):
-        facts = ()
-    elif not hasattr(code, "co_exceptiontable"):
-        facts = _block_ranges(code.co_code)
+    """() when ``code`` cannot guard (it names no ImportError), else the byte
+    ranges its handlers cover."""
+    if _IMPORT_ERROR_NAMES.isdisjoint(code.co_names):
+        return ()
+    known = _code_ranges.get(id(code))
+    if known is not None and known[0] is code:
+        return known[1]
+    if not hasattr(code, "co_exceptiontable"):
+        ranges = _block_ranges(code.co_code)
     else:
-        facts = _handler_ranges(code.co_exceptiontable)
-    _code_facts[code] = facts
-    return facts
+        ranges = _handler_ranges(code.co_exceptiontable)
+    _code_ranges[id(code)] = (code, ranges)
+    return ranges
 
 
 def _handler_ranges(table):
@@ -424,28 +441,39 @@ def _guarded(frame) -> bool:
     frame = frame.f_back
     while frame is not None:
         code = frame.f_code
-        facts = _code_facts.get(code)
-        if facts is None:
-            facts = _facts(code)
-        if facts is not _MACHINERY:
+        if not _is_machinery(code.co_filename):
             break
         frame = frame.f_back
     else:
         return False
-    if code.co_name == "<module>":
-        owner = frame.f_globals.get("__lazy__")
-        if isinstance(owner, _Namespace):
-            state = owner.__lazify_state__
-            if state.guarded is None:
-                state.guarded = _guarded(frame)
-            if state.guarded:
-                return True
-        elif _settings.mechanism == "native" and _guarded(frame):
-            return True
+    if code.co_name == "<module>" and _module_guarded(frame):
+        return True
+    facts = _facts(code)
     if not facts:
         return False
     lasti = frame.f_lasti
     return any(start <= lasti < end for start, end in facts)
+
+
+def _module_guarded(frame) -> bool:
+    """Whether the module body running in ``frame`` is guarded, worked out once per
+    body: the rewrite keeps it in the module's state, the native mechanism here."""
+    owner = frame.f_globals.get("__lazy__")
+    if isinstance(owner, _Namespace):
+        state = owner.__lazify_state__
+        if state.guarded is None:
+            state.guarded = _guarded(frame)
+        return state.guarded
+    if _settings.mechanism != "native":
+        return False
+    known = _native_guarded.get(id(frame))
+    if known is not None and known[0] is frame.f_globals and known[1] is frame.f_code:
+        return known[2]
+    guarded = _guarded(frame)
+    if len(_native_guarded) >= _NATIVE_GUARDED_KEPT:
+        _native_guarded.clear()
+    _native_guarded[id(frame)] = (frame.f_globals, frame.f_code, guarded)
+    return guarded
 
 
 _RUNTIME_FILE = _guarded.__code__.co_filename
