@@ -289,6 +289,23 @@ def test_a_module_imported_while_a_guarded_one_runs_is_guarded(tmp_path):
 
 
 @needs_native
+def test_the_native_mechanism_never_imports_the_rewrites_runtime(tmp_path):
+    _tree(tmp_path, {
+        "app.py": "import json\nfrom decimal import Decimal\ndef f():\n    return json.dumps(1)\n",
+        "main.py": MAIN + _d("""\
+            import app
+            print(app.f(), "json" in sys.modules, "decimal" in sys.modules)
+            print(lazify.is_lazy_import(vars(app), "Decimal"), lazify.is_lazy_import(vars(app), "json"))
+            lazify.resolve_all(app)
+            print(lazify.is_lazy_import(vars(app), "Decimal"), "decimal" in sys.modules)
+            print("lazify._importlib_bootstrap" in sys.modules)
+        """),
+    })
+    proc = run_python(["main.py"], cwd=tmp_path, env_extra=NATIVE_ENV)
+    assert proc.stdout.split("\n") == ["1 True False", "True False", "False True", "False", ""]
+
+
+@needs_native
 def test_uninstall_restores_the_interpreters_mode_and_filter(tmp_path):
     _tree(tmp_path, {"main.py": """\
         import sys, lazify
