@@ -29,9 +29,13 @@ from . import _cache, _mode
 SourceFileLoader = _frozen_importlib_external.SourceFileLoader
 
 #: top-level packages never rewritten whatever the rewriter imports: lazify
-#: itself, importlib (the finder and loader) and what decoding a source file
+#: itself, importlib (the import system) and what decoding a source file
 #: can import
 MACHINERY = frozenset({"lazify", "importlib", "encodings", "codecs"})
+#: importlib's libraries, which use the import system rather than make it up:
+#: rewritten like any module (importlib.metadata alone imports email, zipfile,
+#: csv, json, pathlib and more, for the tools that read their version)
+IMPORTLIB_LIBRARIES = ("importlib.metadata", "importlib.resources")
 
 #: top-level packages never rewritten: the hook's machinery and every module
 #: the rewriter imports, measured on this interpreter by :mod:`_rewriter_deps`
@@ -61,7 +65,10 @@ def _debug(message: str) -> None:
 
 
 def _never(fullname: str) -> bool:
-    return fullname.partition(".")[0] in (_PLAIN or MACHINERY)
+    top = fullname.partition(".")[0]
+    if top not in (_PLAIN or MACHINERY):
+        return False
+    return top != "importlib" or not fullname.startswith(IMPORTLIB_LIBRARIES)
 
 
 def _import_rewriter():

@@ -211,7 +211,6 @@ def is_excluded(name: str) -> bool:
 
 #: exception names whose handler catches ImportError
 _IMPORT_ERROR_NAMES = frozenset({"ImportError", "ModuleNotFoundError", "Exception"})
-_MACHINERY = "machinery"
 #: file name -> whether its code is import machinery (skipped when looking for
 #: the importer).  Keyed by the name, not the code object: a code object's hash is
 #: recomputed on every lookup, over its constants and nested code objects

@@ -286,6 +286,27 @@ def test_hook_machinery_is_never_rewritten(tree):
         assert name not in ("ast", "symtable", "dataclasses", "enum", "bisect"), names
 
 
+def test_importlibs_libraries_are_rewritten_its_import_system_is_not(tmp_path):
+    """importlib.metadata and importlib.resources use the import system: their own
+    imports are deferred like any library's, and they work (a version read, a
+    resource read); importlib itself, importlib.util and importlib.machinery stay plain."""
+    write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/data.txt": "hello\n"})
+    code = """
+        import sys
+        import importlib.util, importlib.machinery
+        import importlib.metadata, importlib.resources
+        print(importlib.metadata.version("pytest") == __import__("pytest").__version__)
+        print(importlib.resources.files("pkg").joinpath("data.txt").read_text().strip())
+        print(type(importlib.metadata.__dict__.get("__lazy__")).__name__ != "NoneType")
+    """
+    prefix = tmp_path / "prefix"      # a cold cache, so the debug lines name every module
+    proc = run(code, tmp_path, "-X", f"pycache_prefix={prefix}")
+    assert proc.stdout.split() == ["True", "hello", "True"]
+    compiled = {line.split()[-1] for line in debug_lines(proc) if line.startswith("lazify: compiled ")}
+    assert {"importlib.metadata", "importlib.resources"} <= compiled, sorted(compiled)
+    assert not compiled & {"importlib", "importlib.util", "importlib.machinery", "importlib.abc"}
+
+
 def test_foreign_loader_subclass_passes_through(tree):
     """typeguard _importhook.py:155-156: isinstance() would take over other tools' loaders."""
     code = """
