@@ -219,8 +219,11 @@ _machinery_files = {}
 #: and with blocks)), for code that names ImportError; the code is kept so that
 #: the id stays its own
 _code_ranges = {}
-#: id(frame) of a module body under the native mechanism -> (its globals, its
-#: code, whether it is guarded); a few are kept, never more
+#: id(frame) of a module body under the native mechanism -> (id of its globals,
+#: id of its code, whether it is guarded); a few are kept, never more.  Ids, not
+#: the objects: a new container holding a module's globals makes the cyclic GC
+#: (3.14's incremental one above all) walk the whole module again, which
+#: measured as 3 M instructions for black's start-up
 _native_guarded = {}
 _NATIVE_GUARDED_KEPT = 64
 
@@ -235,9 +238,9 @@ def _is_machinery(filename):
 
 
 def _facts(code):
-    """() when ``code`` cannot guard (it names no ImportError), else the byte
-    ranges its handlers cover."""
-    if _IMPORT_ERROR_NAMES.isdisjoint(code.co_names):
+    """() when ``code`` cannot guard (no handler, or it names no ImportError),
+    else the byte ranges its handlers cover."""
+    if not getattr(code, "co_exceptiontable", True) or _IMPORT_ERROR_NAMES.isdisjoint(code.co_names):
         return ()
     known = _code_ranges.get(id(code))
     if known is not None and known[0] is code:
@@ -305,44 +308,65 @@ def _guarded(frame) -> bool:
     ImportError would be caught: the first frame above the import machinery is
     covered by a handler in code that names ImportError, ModuleNotFoundError or
     Exception (on 3.10, inside a try or with block of such code), or is the body
-    of a guarded module."""
-    frame = frame.f_back
-    while frame is not None:
-        code = frame.f_code
-        if not _is_machinery(code.co_filename):
-            break
+    of a guarded module.
+
+    One walk up the stack, not a recursion: the module bodies it passes on the way
+    up get the answer too (the rewrite keeps it in each module's state, the
+    native mechanism in a small table), so the next question stops at them.
+    """
+    passed = []
+    guarded = False
+    while True:
         frame = frame.f_back
-    else:
-        return False
-    if code.co_name == "<module>" and _module_guarded(frame):
-        return True
-    facts = _facts(code)
-    if not facts:
-        return False
-    lasti = frame.f_lasti
-    return any(start <= lasti < end for start, end in facts)
+        while frame is not None and _is_machinery(frame.f_code.co_filename):
+            frame = frame.f_back
+        if frame is None:
+            break
+        code = frame.f_code
+        facts = _facts(code)
+        if facts:
+            lasti = frame.f_lasti
+            if any(start <= lasti < end for start, end in facts):
+                guarded = True
+                break
+        if code.co_name != "<module>":
+            break
+        known = _known_guarded(frame)
+        if known is not None:
+            guarded = known
+            break
+        passed.append(frame)
+    for frame in passed:
+        _keep_guarded(frame, guarded)
+    return guarded
 
 
-def _module_guarded(frame) -> bool:
-    """Whether the module body running in ``frame`` is guarded, worked out once per
-    body: the rewrite keeps it in the module's state, the native mechanism here."""
+def _known_guarded(frame):
+    """A module body's guardedness if worked out already, None if not yet (the
+    walk goes on above it).  Under the rewrite a body lazify did not rewrite
+    defers nothing: False, and the walk stops there."""
     owner = frame.f_globals.get("__lazy__")
     runtime = sys.modules.get(_RUNTIME) if owner is not None else None
     if runtime is not None and isinstance(owner, runtime._Namespace):
-        state = owner.__lazify_state__
-        if state.guarded is None:
-            state.guarded = _guarded(frame)
-        return state.guarded
+        return owner.__lazify_state__.guarded
     if _settings.mechanism != "native":
         return False
     known = _native_guarded.get(id(frame))
-    if known is not None and known[0] is frame.f_globals and known[1] is frame.f_code:
+    if known is not None and known[0] == id(frame.f_globals) and known[1] == id(frame.f_code):
         return known[2]
-    guarded = _guarded(frame)
+    return None
+
+
+def _keep_guarded(frame, guarded) -> None:
+    owner = frame.f_globals.get("__lazy__")
+    runtime = sys.modules.get(_RUNTIME) if owner is not None else None
+    if runtime is not None and isinstance(owner, runtime._Namespace):
+        owner.__lazify_state__.guarded = guarded
+        return
     if len(_native_guarded) >= _NATIVE_GUARDED_KEPT:
         _native_guarded.clear()
-    _native_guarded[id(frame)] = (frame.f_globals, frame.f_code, guarded)
-    return guarded
+    _native_guarded[id(frame)] = (id(frame.f_globals), id(frame.f_code), guarded)
+
 
 def machinery_file(filename) -> None:
     """Count the frames of code from ``filename`` as import machinery: the
