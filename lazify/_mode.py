@@ -310,11 +310,18 @@ def _guarded(frame) -> bool:
     Exception (on 3.10, inside a try or with block of such code), or is the body
     of a guarded module.
 
-    One walk up the stack, not a recursion: the module bodies it passes on the way
-    up get the answer too (the rewrite keeps it in each module's state, the
-    native mechanism in a small table), so the next question stops at them.
+    One walk up the stack, not a recursion, at most once per module body: the
+    answer is kept for the body in ``frame`` and for the module bodies passed on
+    the way up (the rewrite keeps it in each module's state, the native mechanism
+    in a small table), so the next question stops at them.
     """
-    passed = []
+    if frame.f_code.co_name == "<module>":
+        known = _known_guarded(frame)
+        if known is not None:
+            return known
+        passed = [frame]
+    else:
+        passed = []
     guarded = False
     while True:
         frame = frame.f_back
