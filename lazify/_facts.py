@@ -106,9 +106,9 @@ class _Load:
 class _Site:
     """An import statement found by the walk, before verdicts."""
 
-    __slots__ = ("node", "context", "module_scope", "bindings", "in_block")
+    __slots__ = ("node", "context", "module_scope", "bindings", "in_block", "branch")
 
-    def __init__(self, node, context, module_scope, in_block=False):
+    def __init__(self, node, context, module_scope, in_block=False, branch=()):
         self.node = node
         #: the outermost construct that keeps it eager, or None
         self.context = context
@@ -118,6 +118,22 @@ class _Site:
         self.in_block = in_block
         #: (bound name, what it imports, asname or None, signature) per alias
         self.bindings = []
+        #: the branches of module-level ``if`` statements it is in (see exclusive())
+        self.branch = branch
+
+
+def exclusive(branch, other) -> bool:
+    """Whether two module-level statements can never both run: they sit in
+    different branches (``if`` / ``elif`` / ``else``) of the same ``if``.  A
+    branch is a tuple of (id of the ``if`` node, 0 for its body or 1 for its
+    ``else``) from the outside in; None (a binding inside a function) is
+    exclusive with nothing."""
+    if branch is None or other is None:
+        return False
+    for mine, theirs in zip(branch, other):
+        if mine != theirs:
+            return mine[0] == theirs[0]
+    return False
 
 
 def walk(node):
@@ -156,13 +172,15 @@ class ModuleFacts:
     class_shadow: frozenset
     #: every name bound at module scope other than by an import -> first line
     module_bound: dict
-    #: names some import binds that are bound otherwise too -> first line
+    #: names some import binds that are bound otherwise too -> ((line, branch of
+    #: that binding or None when it is in a function), ...)
     module_rebinds: dict
     #: bound name -> the distinct imports that bind it at module scope
     signatures: dict
-    #: names bound by more than one distinct import (``import a.b``/``import a.c``
-    #: accumulate and do not count)
-    multiply_bound: frozenset
+    #: bound name -> ((signature, branch), ...) of every import binding it at
+    #: module scope, when more than one distinct import binds it
+    #: (``import a.b``/``import a.c`` accumulate and do not count: see rebinds())
+    multiply_bound: dict
     #: the module binds or reads ``__lazy__`` itself
     uses_reserved: bool
     #: first line that reads the module's namespace at import time, or None
@@ -200,14 +218,16 @@ def gather(tree: ast.Module, *, module: str = "", is_package: bool = False, excl
     scopes, namespace, annotations = walker.scopes, walker.namespace, walker.annotations
 
     signatures = {}
+    binders = {}
     for site in walker.sites:
         if site.module_scope:
             for bound, _imported, _asname, signature in site.bindings:
                 if signature is not None:
                     signatures.setdefault(bound, set()).add(signature)
-    multiply_bound = frozenset(
-        bound for bound, sigs in signatures.items()
-        if len(sigs) > 1 and not all(sig[0] == "import" for sig in sigs))
+                    binders.setdefault(bound, []).append((signature, site.branch))
+    multiply_bound = {
+        bound: tuple(binders[bound]) for bound, sigs in signatures.items()
+        if len(sigs) > 1 and not all(sig[0] == "import" for sig in sigs)}
 
     class_shadow = set()
     global_loads = {}
@@ -226,7 +246,8 @@ def gather(tree: ast.Module, *, module: str = "", is_package: bool = False, excl
         excluded=_is_excluded(module, excluding), extensions=extensions,
         marked_unused=_UnusedMarkers(source), sites=tuple(walker.sites),
         global_loads=global_loads, class_shadow=frozenset(class_shadow),
-        module_bound=scopes.module_bound, module_rebinds=scopes.module_rebinds,
+        module_bound=scopes.module_bound,
+        module_rebinds={name: tuple(binds) for name, binds in scopes.module_rebinds.items()},
         signatures=signatures, multiply_bound=multiply_bound,
         uses_reserved=scopes.uses_reserved, dynamic=namespace.dynamic,
         annotation_names=frozenset(annotations.names),
@@ -249,6 +270,8 @@ class _Scopes:
         self.module_bound = {}
         self.module_rebinds = {}
         self.uses_reserved = False
+        #: the module-level ``if`` branches the walk is in (see exclusive())
+        self.branch = ()
 
     def enter(self, kind, at_import) -> _Scope:
         scope = self.current = _Scope(kind, self.current, at_import)
@@ -268,7 +291,8 @@ class _Scopes:
         if scope.kind == _MODULE or name in scope.global_decl:
             self.module_bound.setdefault(name, lineno)
             if name in self.candidates:
-                self.module_rebinds.setdefault(name, lineno)
+                self.module_rebinds.setdefault(name, []).append(
+                    (lineno, self.branch if scope.kind == _MODULE else None))
             return scope.kind == _MODULE
         scope.bound.add(name)
         if scope.kind == _CLASS and scope.direct:
@@ -296,7 +320,7 @@ class _Scopes:
             # An import in a function that declares the name global rebinds the
             # module-level name.
             if name in self.candidates:
-                self.module_rebinds.setdefault(name, lineno)
+                self.module_rebinds.setdefault(name, []).append((lineno, None))
         elif scope.kind != _COMPREHENSION:
             scope.bound.add(name)
             if scope.kind == _CLASS and scope.direct:
@@ -657,11 +681,17 @@ class _Walker:
             return
         if type(node) in (ast.For, ast.AsyncFor):
             self.namespace.keys_only(node.iter)
+        scopes = self.scopes
+        branches = type(node) is ast.If and scopes.current.kind == _MODULE
         for field in node._fields:
             value = getattr(node, field, None)
             if field in ("body", "orelse"):
                 self.blocks += 1
+                outer = scopes.branch
+                if branches:
+                    scopes.branch = outer + ((id(node), field == "orelse"),)
                 self.visit_body(value)
+                scopes.branch = outer
                 self.blocks -= 1
             elif field == "cases":
                 self.blocks += 1
@@ -970,7 +1000,7 @@ class _Walker:
 
     def visit_Import(self, node):
         site = _Site(node, self.context[0] if self.context else None,
-                     self.scopes.current.kind == _MODULE, self.blocks > 0)
+                     self.scopes.current.kind == _MODULE, self.blocks > 0, self.scopes.branch)
         # PEP 810's ``lazy import`` (3.15+) is another binding than a plain
         # import of the same name
         explicit = ("lazy",) if getattr(node, "is_lazy", 0) else ()

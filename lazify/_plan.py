@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from ._facts import ModuleFacts, Span, _span, gather, has_docstring
+from ._facts import ModuleFacts, Span, _span, exclusive, gather, has_docstring
 from ._reasons import Reason
 from ._record import record
 
@@ -523,6 +523,25 @@ def _verdicts(facts: ModuleFacts, site, readers, native=False) -> ImportSite:
 _BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
 
 
+def _rebound(facts: ModuleFacts, site, bound) -> bool:
+    """Whether the module binds ``bound`` otherwise too, where both may run: a
+    binding in another branch of the same ``if`` (``if PY311: import tomllib
+    else: from tomli import ...`` or ``... else: def deprecated``) never runs
+    with this import, so it is no rebinding."""
+    branch = site.branch
+    for _line, other in facts.module_rebinds.get(bound, ()):
+        if not exclusive(branch, other):
+            return True
+    binders = facts.multiply_bound.get(bound)
+    if binders:
+        mine = next(sig for name, _imported, _asname, sig in site.bindings if name == bound)
+        for signature, other in binders:
+            if signature != mine and not (signature[0] == mine[0] == "import") \
+                    and not exclusive(branch, other):
+                return True
+    return False
+
+
 def _reason(facts: ModuleFacts, site, bound, target, native=False):
     """Why PEP 690 keeps this name eager, or None (for the native mechanism, a
     reason in :data:`REWRITE_ONLY` is none)."""
@@ -540,7 +559,7 @@ def _reason(facts: ModuleFacts, site, bound, target, native=False):
         return Reason.RESERVED_NAME
     if facts.dynamic is not None:
         return Reason.DYNAMIC_NAMESPACE
-    if bound in facts.module_rebinds or bound in facts.multiply_bound:
+    if _rebound(facts, site, bound):
         return Reason.REBOUND
     if is_from and facts.is_package and (
             (node.level == 1 and node.module == bound)

@@ -772,3 +772,41 @@ def test_routed_reads_are_specialized_by_the_interpreter(tmp_path):
             print(names[0])
         """})
     assert out.strip() == "('LOAD_ATTR_WITH_HINT', 'tiny')"
+
+
+def test_bindings_in_other_branches_of_an_if_are_no_rebinding(tmp_path):
+    """``if X: from heavy import double else: def double`` (and an import in each
+    branch): the import is lazy, and whichever branch ran is what the name is."""
+    files = {**HEAVY, "light.py": "print('light executed')\ndef double(x):\n    return x + x\n",
+             "app.py": """
+        import os
+        if os.environ.get("BRANCH") == "import":
+            from heavy import double
+        else:
+            def double(x):
+                return "def"
+        if os.environ.get("BRANCH") == "import":
+            import heavy as impl
+        elif os.environ.get("BRANCH") == "light":
+            import light as impl
+        else:
+            impl = None
+        def run():
+            return double(3), impl and impl.double(1)
+    """, "main.py": """
+        import sys, app
+        print("loaded:", "heavy" in sys.modules, "light" in sys.modules)
+        print(app.run())
+    """}
+    write_tree(tmp_path, files)
+    for branch, expected in [
+        ("import", ["loaded: False False", "heavy executed", "(6, 2)"]),
+        ("light", ["loaded: False False", "light executed", "('def', 2)"]),
+        ("none", ["loaded: False False", "('def', None)"]),
+    ]:
+        plain = run_python(["main.py"], cwd=tmp_path, env_extra={"BRANCH": branch})
+        lazy = run_lazy(tmp_path, files, env_extra={"BRANCH": branch})
+        assert lazy.returncode == 0, lazy.stderr
+        assert lazy.stdout.splitlines() == expected
+        # plain imports at the statement; the values are the same
+        assert plain.stdout.splitlines()[-1] == expected[-1]
