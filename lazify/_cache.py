@@ -119,12 +119,33 @@ def cache_tag(optimize: int | None = None, mechanism_: str | None = None) -> str
 
 def cache_path(source_path: str, optimize: int | None = None) -> str | None:
     """Return the lazify pyc path for a source, honouring ``sys.pycache_prefix``,
-    for the current mechanism."""
+    for the current mechanism.
+
+    The finder asks for every module: what ``cache_from_source`` makes of a
+    directory is worked out once per directory (and tag and prefix), then only
+    the file's stem goes between the two halves."""
     try:
-        return _cache_from_source(os.fspath(source_path), optimization=cache_tag(optimize))
+        tag = cache_tag(optimize)
+        if type(source_path) is str:
+            head, sep, tail = source_path.rpartition(os.sep)
+            stem, dot, _suffix = tail.rpartition(".")
+            if sep and stem and head.startswith(os.sep):
+                key = (head, tag, sys.pycache_prefix)
+                halves = _cache_halves.get(key)
+                if halves is None:
+                    probe = _cache_from_source(f"{head}{sep}x.py", optimization=tag)
+                    cut = probe.rindex(f"{os.sep}x.") + 1
+                    halves = _cache_halves[key] = (probe[:cut], probe[cut + 1:])
+                return f"{halves[0]}{stem}{halves[1]}"
+        return _cache_from_source(os.fspath(source_path), optimization=tag)
     except (NotImplementedError, ValueError, TypeError):
         # cache_tag is None on this implementation, or an odd path
         return None
+
+
+#: (directory, tag, sys.pycache_prefix) -> the parts of a cache path before and
+#: after the source file's stem
+_cache_halves = {}
 
 
 def fallback_root() -> str | None:

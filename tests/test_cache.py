@@ -638,3 +638,16 @@ def test_cache_format_moves_with_the_entry_points():
     assert _entry_points.digest() == _cache.ENTRY_POINTS_DIGEST, (
         "lazify._entry_points changed: bump CACHE_FORMAT in lazify/_cache.py and set "
         f"ENTRY_POINTS_DIGEST = {_entry_points.digest()!r}")
+
+
+@pytest.mark.parametrize("prefix", [None, "/tmp/lazify-prefix"])
+def test_cache_path_is_what_cache_from_source_makes(monkeypatch, prefix):
+    """cache_path keeps the two halves of a directory's cache path: the result is
+    importlib's own, for any file of any directory, under a pycache prefix too."""
+    from importlib.util import cache_from_source
+
+    monkeypatch.setattr(sys, "pycache_prefix", prefix)
+    tag = _cache.cache_tag()
+    for path in ["/srv/app/pkg/mod.py", "/srv/app/pkg/__init__.py", "/srv/app/pkg/other.py",
+                 "/srv/a.b.py", "/srv/x.pyw", "/srv/.hidden.py", "/srv/noext", "relative/mod.py"]:
+        assert _cache.cache_path(path) == cache_from_source(path, optimization=tag), path
