@@ -114,7 +114,15 @@ def cache_tag(optimize: int | None = None, mechanism_: str | None = None) -> str
         optimize = sys.flags.optimize
     if mechanism_ is None:
         mechanism_ = mechanism()
-    return f"{optimize or ''}lazify{'n' if mechanism_ == 'native' else ''}{FORMAT}"
+    tag = _tags.get((optimize, mechanism_))
+    if tag is None:
+        tag = _tags[optimize, mechanism_] = \
+            f"{optimize or ''}lazify{'n' if mechanism_ == 'native' else ''}{FORMAT}"
+    return tag
+
+
+#: (optimization level, mechanism) -> cache_tag()
+_tags = {}
 
 
 def cache_path(source_path: str, optimize: int | None = None) -> str | None:

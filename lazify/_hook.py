@@ -250,26 +250,22 @@ class LazifyFinder:
     def __repr__(self):
         return "<lazify.LazifyFinder>"
 
-    def _later_finders(self):
-        finders = list(sys.meta_path)
-        for i, finder in enumerate(finders):
-            if finder is self:
-                return finders[i + 1 :]
-        return finders
-
     def find_spec(self, fullname, path=None, target=None):
         """Return the first spec the later finders give, with ``LazifyLoader`` when it fits."""
         if _state.busy or _never(fullname):
             return None
-        spec = None
-        for finder in self._later_finders():
+        later = self not in sys.meta_path    # not installed: ask them all
+        for finder in sys.meta_path:
+            if not later:
+                later = finder is self
+                continue
             find_spec = getattr(finder, "find_spec", None)
             if find_spec is None:
                 continue
             spec = find_spec(fullname, path, target)
             if spec is not None:
                 break
-        if spec is None:
+        else:
             return None
         loader = spec.loader
         if type(loader) is not SourceFileLoader:
