@@ -491,6 +491,13 @@ class _ModuleState(_PackageSubmodules):
                                                 None, asname, frame.f_lineno))
         modules = sys.modules
         found = modules.get(module)
+        if found is None and "." in module and _without_catch_up(module):
+            # Eagerly ``import a.b`` sets ``a.b`` for every user of ``a``; a package
+            # lazify does not rewrite has no __getattr__ to catch up with a pending
+            # one (networkx: ``import collections`` then ``collections.abc``,
+            # which inspect's ``import collections.abc`` had loaded): import now.
+            __import__(module)
+            found = modules.get(module)
         if found is None or getattr(getattr(found, "__spec__", None), "_initializing", False):
             return self.register(bound, _Entry(_TOP if asname is None else _AS, module, 0,
                                                 None, asname, frame.f_lineno), True)
@@ -1273,6 +1280,24 @@ def __lazy_module__(namespace, *fallback_names):
         for name in fallback_names:
             setattr(cls, name, _Unbound(name))
     return instance
+
+
+def _without_catch_up(module) -> bool:
+    """Whether a package on the way to ``module`` (``a`` and ``a.b`` of ``a.b.c``)
+    will have no lazify ``__getattr__`` to import it when ``a.b`` is read: one the
+    hook never rewrites (the rewriter's own imports, importlib) or that is
+    excluded, or one already imported without lazify's state (another loader)."""
+    hook = sys.modules.get("lazify._hook")
+    parent = module.rpartition(".")[0]
+    while parent:
+        found = sys.modules.get(parent)
+        if found is not None:
+            if _state_of(getattr(found, "__dict__", _NO_DICT)) is None:
+                return True
+        elif (hook is not None and hook._never(parent)) or is_excluded(parent):
+            return True
+        parent = parent.rpartition(".")[0]
+    return False
 
 
 def _state_of(namespace):

@@ -810,3 +810,28 @@ def test_bindings_in_other_branches_of_an_if_are_no_rebinding(tmp_path):
         assert lazy.stdout.splitlines() == expected
         # plain imports at the statement; the values are the same
         assert plain.stdout.splitlines()[-1] == expected[-1]
+
+
+def test_a_submodule_of_a_package_lazify_does_not_rewrite_is_imported_at_the_statement(tmp_path):
+    """``import plainpkg.sub`` in one module, ``import plainpkg`` then ``plainpkg.sub``
+    in another: eagerly the first set the attribute for everyone.  A package lazify
+    rewrites catches up in its __getattr__; one it leaves alone (excluded, never
+    rewritten, another loader's) has none, so the import runs at its statement."""
+    files = {
+        "plainpkg/__init__.py": "print('plainpkg executed')\n",
+        "plainpkg/sub.py": "print('sub executed')\nX = 1\n",
+        "lazypkg/__init__.py": "",
+        "lazypkg/sub.py": "print('lazypkg.sub executed')\nY = 2\n",
+        "uses.py": "import plainpkg.sub\nimport lazypkg.sub\nready = True\n",
+        "main.py": """
+            import sys
+            import uses
+            import plainpkg, lazypkg
+            print("ready:", uses.ready)
+            print("loaded:", "plainpkg.sub" in sys.modules, "lazypkg.sub" in sys.modules)
+            print(plainpkg.sub.X, lazypkg.sub.Y)
+        """,
+    }
+    out = lazy_output(tmp_path, files, env_extra={"LAZIFY_EXCLUDING": "plainpkg"})
+    assert out.splitlines() == ["plainpkg executed", "sub executed", "ready: True",
+                                "loaded: True False", "lazypkg.sub executed", "1 2"]
