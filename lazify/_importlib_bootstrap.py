@@ -554,6 +554,17 @@ def _target(state, entry):
     return target
 
 
+def _aims_at(state, entry, fullname, below):
+    """Whether a pending entry imports ``fullname`` or a module below it: for
+    ``import a.b`` and ``import a.c`` binding ``a``, any of them (httpie's
+    ``import pygments.formatters, ..., pygments.token``)."""
+    if entry.kind == _TOP:
+        return any(module == fullname or module.startswith(below)
+                   for module in entry.submodules)
+    target = _target(state, entry)
+    return target is not None and (target == fullname or target.startswith(below))
+
+
 def _catch_up(fullname, found, all_pending):
     """Resolve pending imports as an eager program would have run them, until
     ``found()``: first those aimed at ``fullname`` or below, then, if
@@ -570,11 +581,8 @@ def _catch_up(fullname, found, all_pending):
                     entry = state.pending.get(name)
                     if entry is None or name in state.namespace or entry in _failed_catch_up:
                         continue
-                    if aimed:
-                        target = _target(state, entry)
-                        if target is None or not (target == fullname
-                                                  or target.startswith(below)):
-                            continue
+                    if aimed and not _aims_at(state, entry, fullname, below):
+                        continue
                     try:
                         state.resolve(name)
                     except Exception:
