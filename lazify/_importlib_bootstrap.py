@@ -568,11 +568,16 @@ def _aims_at(state, entry, fullname, below):
 def _catch_up(fullname, found, all_pending):
     """Resolve pending imports as an eager program would have run them, until
     ``found()``: first those aimed at ``fullname`` or below, then, if
-    ``all_pending``, the rest (any of them may load it in turn, through other
-    packages: httpie's ``pygments.token``).  An import that fails here is not
-    tried again by a later catch-up."""
-    below = fullname + "."
-    for aimed in (True, False) if all_pending else (True,):
+    ``all_pending``, those aimed at its package's other modules (a package's
+    modules import each other: httpie's ``pygments.formatter``, which
+    ``pygments.formatters.terminal`` imports), then the rest (any of them may
+    load it in turn, through other packages).  An import that fails here is
+    not tried again by a later catch-up."""
+    aims = [fullname]
+    if all_pending:
+        aims += [fullname.rpartition(".")[0], None]
+    for aim in aims:
+        below = f"{aim}."
         progress = True
         while progress and not found():
             progress = False
@@ -581,7 +586,7 @@ def _catch_up(fullname, found, all_pending):
                     entry = state.pending.get(name)
                     if entry is None or name in state.namespace or entry in _failed_catch_up:
                         continue
-                    if aimed and not _aims_at(state, entry, fullname, below):
+                    if aim is not None and not _aims_at(state, entry, aim, below):
                         continue
                     try:
                         state.resolve(name)
