@@ -66,7 +66,10 @@ in the lazify run: frames of importlib and of lazify's runtime
   registered, where native imports the one bound last and leaves the others
   pending on the package: ``dotted-import-siblings``.  Otherwise
   ``used-at-import`` when the site is module-level code (a base class, a
-  decorator, a module-level call), ``used-in-call`` in a function; the
+  decorator, a module-level call), ``used-at-import:annotation`` when the
+  name is read by an annotation on the site's line (evaluated where it is
+  written before 3.14, deferred by PEP 649 after: what a comparison with
+  3.15 shows), ``used-in-call`` in a function; the
   registering statement is looked up with ``lazify check --format json`` on
   the importer's file (its ``used_at_import`` field);
 - an import statement ran at the site: ``eager:<reason>`` when ``lazify
@@ -87,6 +90,8 @@ in the report: the own ones are what lazify could still remove.
 from __future__ import annotations
 
 import argparse
+import ast
+import functools
 import json
 import linecache
 import subprocess
@@ -299,6 +304,35 @@ def statements_at(imports, line):
     return at
 
 
+@functools.lru_cache(maxsize=None)
+def annotation_names(filename):
+    """line -> the names read by the annotations (of parameters, returns, annotated
+    assignments) that span that line, in the source file ``filename``."""
+    try:
+        tree = ast.parse(Path(filename).read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    lines = defaultdict(set)
+
+    def add(node):
+        if node is None:
+            return
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        for ln in range(node.lineno, node.end_lineno + 1):
+            lines[ln].update(names)
+
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg):
+                if arg is not None:
+                    add(arg.annotation)
+            add(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            add(node.annotation)
+    return dict(lines)
+
+
 def attribute(tool, traces, checks_by_file, base="native", skip=frozenset()):
     """Attribute every module of lazify's run missing from ``base``'s run (but those in ``skip``)."""
     lz = traces["lazify"]
@@ -421,8 +455,14 @@ def attribute(tool, traces, checks_by_file, base="native", skip=frozenset()):
                 entry["used_at_import"] = reg["used_at_import"]
             if dotted:
                 entry["cause"] = "dotted-import-siblings"
+            elif optimized:
+                entry["cause"] = "used-in-call"
+            elif reg and reg["name"] in annotation_names(filename).get(line, ()):
+                # an annotation evaluated where it is written (before 3.14,
+                # without the __future__ import); PEP 649 defers it on 3.14+
+                entry["cause"] = "used-at-import:annotation"
             else:
-                entry["cause"] = "used-at-import" if not optimized else "used-in-call"
+                entry["cause"] = "used-at-import"
             return entry
         if optimized:
             entry["cause"] = "function"
