@@ -1214,6 +1214,11 @@ class _Annotations(dict):
                 except BaseException:
                     self._lazify_names = names[index:]
                     raise
+        try:
+            _evaluate_deferred(self)
+        except BaseException:
+            self._lazify_names = names
+            raise
 
     def __iter__(self):
         return dict.__iter__(self)
@@ -1262,12 +1267,34 @@ class _Annotations(dict):
         self._lazify_resolve()
         return dict, (dict(dict.items(self)),)
 
+    # annotations evaluated on read (_Deferred values) show their values
+    def __repr__(self):
+        self._lazify_resolve()
+        return dict.__repr__(self)
+
+    def __eq__(self, other):
+        self._lazify_resolve()
+        if isinstance(other, _Annotations):
+            other._lazify_resolve()
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other):
+        self._lazify_resolve()
+        if isinstance(other, _Annotations):
+            other._lazify_resolve()
+        return dict.__ne__(self, other)
+
+    __hash__ = None
+
 
 def _annotations(state, ann, names):
-    """``ann`` itself when all ``names`` are bound already, else a copy that
-    imports them when read."""
+    """``ann`` itself when all ``names`` are bound already (its annotations
+    evaluated on read evaluated now), else a copy that imports them when read."""
     namespace = state.namespace
-    if type(ann) is not dict or all(name in namespace for name in names):
+    if type(ann) is not dict:
+        return ann
+    if all(name in namespace for name in names):
+        _evaluate_deferred(ann)
         return ann
     wrapped = _Annotations(ann)
     wrapped._lazify_state = state
@@ -1466,6 +1493,9 @@ class _Namespace(_NamespaceBase):
         def decorate(func):
             namespace = state.namespace
             if all(name in namespace for name in names):
+                if _deferred_made[0]:
+                    # bound since an annotation of it was deferred
+                    _evaluate_deferred(getattr(func, "__annotations__", None))
                 return func
             try:
                 annotate = getattr(func, "__annotate__", None)
@@ -1636,3 +1666,46 @@ class eager_imports:
 
     def __exit__(self, *exc_info):
         return None
+
+
+# ---------------------------------------------------------------------------
+# Annotations evaluated on read (before 3.14): _plan.DeferredAnnotation.
+
+class _Deferred:
+    """The value an annotation gets where it is written while a lazy name it
+    reads is pending: its owner's annotations dict (:class:`_Annotations`)
+    replaces it by the annotation's value before any value is read."""
+
+    __slots__ = ("thunk",)
+
+
+#: whether any annotation was deferred in this process (the decorator of a
+#: def whose names are all bound looks for them only then)
+_deferred_made = [False]
+
+
+def _evaluate_deferred(ann):
+    """Replace each deferred annotation in the dict ``ann`` by its value."""
+    if type(ann) is not dict and not isinstance(ann, _Annotations):
+        return
+    for key, value in list(dict.items(ann)):
+        if type(value) is _Deferred and dict.get(ann, key) is value:
+            dict.__setitem__(ann, key, value.thunk())
+
+
+def __lazy_deferred__(self, thunk, *names):
+    """An annotation written ``E``, compiled as ``__lazy__.__lazy_deferred__(lambda:
+    E, *names)``: its value when ``names`` are all bound, else a placeholder the
+    owner's annotations dict evaluates when read."""
+    namespace = self.__lazify_state__.namespace
+    for name in names:
+        if name not in namespace:
+            deferred = _Deferred()
+            deferred.thunk = thunk
+            _deferred_made[0] = True
+            return deferred
+    return thunk()
+
+
+_Namespace.__lazy_deferred__ = __lazy_deferred__
+del __lazy_deferred__
