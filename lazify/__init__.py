@@ -3,12 +3,12 @@
 The public API only; everything else lives in private modules.
 """
 
-from ._importlib_bootstrap import DEFAULT_EXCLUDING as DEFAULT_EXCLUDING
-from ._importlib_bootstrap import eager_imports as eager_imports
-from ._importlib_bootstrap import is_lazy_import as is_lazy_import
-from ._importlib_bootstrap import is_lazy_imports_enabled as is_lazy_imports_enabled
-from ._importlib_bootstrap import resolve_all as resolve_all
-from ._importlib_bootstrap import set_lazy_imports as set_lazy_imports
+from ._mode import DEFAULT_EXCLUDING as DEFAULT_EXCLUDING
+from ._mode import eager_imports as eager_imports
+from ._mode import is_lazy_import as is_lazy_import
+from ._mode import is_lazy_imports_enabled as is_lazy_imports_enabled
+from ._mode import resolve_all as resolve_all
+from ._mode import set_lazy_imports as set_lazy_imports
 
 __version__ = "0.1.0"
 
@@ -36,7 +36,7 @@ def install(*, enabled: bool = True, excluding=None, mechanism=None) -> None:
         gives a warning and the rewrite.
     """
     from ._hook import install as _install
-    from ._importlib_bootstrap import check_mechanism
+    from ._mode import check_mechanism
 
     if mechanism is not None:
         check_mechanism(mechanism)

@@ -11,15 +11,15 @@ optimization tag, next to the plain pyc: ``mod.cpython-312.opt-lazify0v1v0f2h<ha
 
 import _imp
 import _thread
+import _io
 import errno
-import io
 import marshal
 import os
 import sys
 import time
 import _frozen_importlib_external as _bootstrap_external
 
-from . import _importlib_bootstrap as _runtime
+from . import _mode
 
 #: lazify's version (kept here: importing lazify/__init__.py from the hook
 #: would be an import cycle).  Part of the cache tag.
@@ -91,7 +91,7 @@ FORMAT = f"{VERSION.replace('.', 'v')}f{CACHE_FORMAT}h{_sources_fingerprint()}"
 def mechanism() -> str:
     """The mechanism the hook compiles for ("native" or "rewrite"): the one
     ``install()`` set, else ``LAZIFY_MECHANISM`` or the interpreter's default."""
-    rt = _runtime
+    rt = _mode
     settings = rt._settings
     if settings.mechanism is None:
         value = os.environ.get("LAZIFY_MECHANISM", "").strip().lower()
@@ -160,9 +160,10 @@ def fallback_path(source_path: str, optimize: int | None = None) -> str | None:
 
 
 def _read_file(path: str) -> bytes:
-    # io.open_code, never builtins.open: tests patch open (pytest#2180), and
-    # open_code honours PEP 578 audit hooks.
-    with io.open_code(path) as f:
+    # open_code, never builtins.open: tests patch open (pytest#2180), and
+    # open_code honours PEP 578 audit hooks.  From _io: 3.15 imports no io
+    # module at start-up.
+    with _io.open_code(path) as f:
         return f.read()
 
 
@@ -182,7 +183,7 @@ def want_hash(source_path: str) -> bool:
         return True
     try:
         plain = _cache_from_source(os.fspath(source_path))
-        with io.open_code(plain) as f:
+        with _io.open_code(plain) as f:
             return is_hash_based(f.read(8))
     except Exception:
         return False
@@ -397,7 +398,7 @@ def write_atomic(path: str, data: bytes, mode: int = 0o666) -> None:
         else:
             raise
     try:
-        with io.FileIO(fd, "wb") as f:
+        with _io.FileIO(fd, "wb") as f:
             view = memoryview(data)
             while view:
                 view = view[f.write(view):]

@@ -375,7 +375,7 @@ def _mechanism(args, command, runs=True):
         ``rewrite`` and ``diff`` print native source (``lazy import``) on any version.
     """
     from lazify._config import ConfigError, load_config, usable_mechanism
-    from lazify._importlib_bootstrap import check_mechanism
+    from lazify._mode import check_mechanism
 
     try:
         if args.mechanism is not None:
@@ -406,7 +406,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         from lazify._config import usable_mechanism
 
         if args.mechanism is not None:
-            from lazify._importlib_bootstrap import check_mechanism
+            from lazify._mode import check_mechanism
 
             try:
                 mechanism = check_mechanism(args.mechanism)
@@ -416,7 +416,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         else:
             mechanism = usable_mechanism(config.mechanism)
         if config.excluding:
-            from lazify._importlib_bootstrap import DEFAULT_EXCLUDING
+            from lazify._mode import DEFAULT_EXCLUDING
 
             # excluding=None means lazify's default list; a given one replaces it.
             _hook.install(enabled=True, excluding=frozenset({*DEFAULT_EXCLUDING, *config.excluding}),

@@ -10,7 +10,7 @@ import os
 import sys
 import time
 
-from . import _cache, _hook, _sources
+from . import _cache, _hook, _mode, _sources
 
 
 def compile_paths(paths, *, hash_based=False, mechanism=None) -> int:
@@ -26,7 +26,7 @@ def compile_paths(paths, *, hash_based=False, mechanism=None) -> int:
         pycs carry it in their tag, and the hook reads those of its own mechanism.
     :returns: the exit code: 0, or 1 when any file failed.
     """
-    rt = _hook._runtime()
+    rt = _mode
     rt._settings.mechanism = None if mechanism is None else rt.check_mechanism(mechanism)
     _cache.mechanism()                   # None: LAZIFY_MECHANISM, else the default
     errors = []

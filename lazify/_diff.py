@@ -24,7 +24,7 @@ def _mechanism(args, command):
     would do here) and, for ``rewrite``/``diff``, the rewrite: their output is source that
     a reviewed tree (``diff --check``) holds, the same whichever Python prints it."""
     from lazify._cli import _BAD, _mechanism as configured
-    from lazify._importlib_bootstrap import default_mechanism
+    from lazify._mode import default_mechanism
 
     mechanism = configured(args, command, runs=False)
     if mechanism is _BAD:

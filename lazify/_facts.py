@@ -456,10 +456,29 @@ class _NamespaceUse:
         self.value_reads = []
         #: ids of the Name nodes ``globals`` is called by
         self.call_funcs = set()
+        #: name -> the ``globals()`` call of a module-level ``name = globals()``,
+        #: harmless while the name is only written through (``name[k] = v``, ``del
+        #: name[k]``, as inspect does): any other read of the name reads the dict
+        self.aliases = {}
+        #: ids of the Name nodes of those writes
+        self.alias_writes = set()
 
     def at_import(self, node):
         if self.dynamic is None:
             self.dynamic = node.lineno
+
+    def find_aliases(self, tree):
+        """Record the statements ``name = globals()`` of the module's own body."""
+        for stmt in tree.body:
+            if type(stmt) is ast.Assign and len(stmt.targets) == 1 \
+                    and type(stmt.targets[0]) is ast.Name and _is_globals_call(stmt.value):
+                self.aliases[stmt.targets[0].id] = stmt.value
+                self.harmless_calls.add(id(stmt.value))
+
+    def alias_read(self, node: ast.Name):
+        """A read of such a name other than a write through it: the dict escapes."""
+        if id(node) not in self.alias_writes:
+            self.at_import(self.aliases[node.id])
 
     def read(self, kind, node, function, key, callee, needs, consumer, scope):
         """A read in a function: ``callee`` (the builtin called, or None) must be
@@ -639,6 +658,7 @@ class _Walker:
     def visit_module(self, tree: ast.Module):
         self._docstring(tree)
         self._exports(tree)
+        self.namespace.find_aliases(tree)
         self.module_stmt = None
         for stmt in tree.body:
             self.top_stmt = self.module_stmt = stmt
@@ -720,6 +740,8 @@ class _Walker:
                 self.scopes.uses_reserved = True
             elif name in _VALUE_BUILTINS and id(node) not in self.namespace.call_funcs:
                 self.namespace.value_reads.append((name, scope, scope.stmt_index, node.lineno))
+            elif name in self.namespace.aliases:
+                self.namespace.alias_read(node)
             if name in self.scopes.candidates:
                 self.scopes.load(name, node, scope.at_import and not self.in_main, self.template)
             return
@@ -1069,6 +1091,9 @@ class _Walker:
 
     def visit_AugAssign(self, node: ast.AugAssign):
         target = node.target
+        if type(target) is ast.Subscript and type(target.value) is ast.Name \
+                and target.value.id in self.namespace.aliases:
+            self.namespace.alias_read(target.value)          # alias[k] += 1 reads k
         if type(target) is ast.Subscript and _is_globals_call(target.value) \
                 and not self.scopes.current.at_import:
             # globals()[k] += 1 reads k first
@@ -1084,6 +1109,9 @@ class _Walker:
                 namespace.mark(value, "lookup", node.slice)
             elif id(value) not in namespace.forms:
                 namespace.harmless_calls.add(id(value))      # globals()[k] = v
+        elif type(value) is ast.Name and value.id in namespace.aliases \
+                and type(node.ctx) in (ast.Store, ast.Del):
+            namespace.alias_writes.add(id(value))          # alias[k] = v, del alias[k]
         elif type(value) is ast.Name and value.id == "__builtins__" \
                 and type(node.slice) is ast.Constant and node.slice.value in _NAMESPACE_BUILTINS:
             namespace.at_import(node)                      # __builtins__["eval"]

@@ -24,14 +24,18 @@ import sys
 # importing the importlib package costs warnings and more at every start
 import _frozen_importlib_external
 
-from . import _cache
+from . import _cache, _mode
 
 SourceFileLoader = _frozen_importlib_external.SourceFileLoader
 
 #: top-level packages never rewritten whatever the rewriter imports: lazify
-#: itself, importlib (the finder and loader) and what decoding a source file
+#: itself, importlib (the import system) and what decoding a source file
 #: can import
 MACHINERY = frozenset({"lazify", "importlib", "encodings", "codecs"})
+#: importlib's libraries, which use the import system rather than make it up:
+#: rewritten like any module (importlib.metadata alone imports email, zipfile,
+#: csv, json, pathlib and more, for the tools that read their version)
+IMPORTLIB_LIBRARIES = ("importlib.metadata", "importlib.resources")
 
 #: top-level packages never rewritten: the hook's machinery and every module
 #: the rewriter imports, measured on this interpreter by :mod:`_rewriter_deps`
@@ -61,7 +65,10 @@ def _debug(message: str) -> None:
 
 
 def _never(fullname: str) -> bool:
-    return fullname.partition(".")[0] in (_PLAIN or MACHINERY)
+    top = fullname.partition(".")[0]
+    if top not in (_PLAIN or MACHINERY):
+        return False
+    return top != "importlib" or not fullname.startswith(IMPORTLIB_LIBRARIES)
 
 
 def _import_rewriter():
@@ -87,23 +94,11 @@ def plain_modules() -> frozenset:
     return _PLAIN
 
 
-def _runtime():
-    rt = sys.modules.get("lazify._importlib_bootstrap")
-    if rt is None:
-        busy, _state.busy = _state.busy, True
-        try:
-            from . import _importlib_bootstrap as rt
-        finally:
-            _state.busy = busy
-    return rt
-
-
 def _wanted(fullname: str) -> bool:
     """Whether global mode asks for this module to be rewritten (no I/O)."""
     try:
-        rt = _runtime()
-        return rt.is_lazy_imports_enabled() and not rt.is_excluded(fullname)
-    except Exception:  # a broken runtime must not break every import
+        return _mode._settings.enabled and not _mode.is_excluded(fullname)
+    except Exception:  # a broken setting must not break every import
         return False
 
 
@@ -318,7 +313,7 @@ def install(*, enabled=True, excluding=None, mechanism=None):
         else native where the interpreter has PEP 810, else the rewrite.  ValueError for "native"
         elsewhere.
     """
-    rt = _runtime()
+    rt = _mode
     if mechanism is None:
         # LAZIFY_MECHANISM when it names one this interpreter has (lazify.install and
         # lazify run report a bad one: they read the settings), else the default
@@ -336,9 +331,7 @@ def uninstall():
     """Remove the import hook; modules already imported keep working.  The
     interpreter gets back the lazy imports mode and filter it had before."""
     sys.meta_path[:] = [f for f in sys.meta_path if f is not _finder]
-    rt = sys.modules.get("lazify._importlib_bootstrap")
-    if rt is not None:
-        rt.native_off()
+    _mode.native_off()
 
 
 def is_installed():

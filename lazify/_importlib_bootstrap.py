@@ -15,8 +15,9 @@ The names the generated code calls, and what it passes them, are the table in
 :mod:`lazify._entry_points`: the stable interface of the cached bytecode, so
 changing one needs a cache-format bump.
 
-This module is on every user's start-up path: it imports nothing but
-``sys`` and ``builtins`` (and, on 3.15, the built-in ``_types``).
+The first rewritten module imports it (``install()`` needs only
+:mod:`lazify._mode`, the native mechanism never this module); it imports
+nothing but ``sys``, ``builtins`` and :mod:`lazify._mode`.
 
 Its file name is deliberate: ``warnings`` and ``logging`` treat frames whose
 file name contains both "importlib" and "_bootstrap" as import machinery and
@@ -31,6 +32,8 @@ import sys
 from _operator import itemgetter as _itemgetter
 from _thread import _local, get_ident
 from _weakref import ref
+
+from ._mode import _LazyImportType, _find_spec, _guarded, _settings, is_excluded, machinery_file
 
 _MISSING = object()
 _EMPTY = frozenset()
@@ -56,189 +59,12 @@ def _absolute(module, level, package):
     base = ".".join(parts[: len(parts) - level + 1])
     return f"{base}.{module}" if module else base
 
-if sys.version_info >= (3, 15):
-    # PEP 810: what a ``lazy import`` binds until first use (types.LazyImportType)
-    from _types import LazyImportType as _LazyImportType
-else:
-    _LazyImportType = None
-
 #: per thread: a failed package import is being repaired (see _replay_in_order)
 _replaying = _local()
 
 #: how deep a deferred import may re-enter itself from user code before the
 #: re-entry is answered "not there yet" (a safety net against a loop)
 _MAX_REENTRY = 3
-
-#: Packages whose import-time order no static rule sees; imports *within*
-#: them stay eager.  Each entry: the reason, and what broke.
-DEFAULT_EXCLUDING = {
-    "sympy": "import-time registration order: `Catalan = S.Catalan` in "
-             "sympy.core needs `.numbers` imported first (broke cfn-lint)",
-    "alembic": "import order: alembic.context's imports load alembic.ddl before "
-               "alembic.operations.base, and alembic.ddl.postgresql registers "
-               "operations on Operations while it imports; in another order the "
-               "cycle between them breaks (ImportError: cannot import name "
-               "'Operations' from partially initialized module)",
-    "sqlalchemy.orm": "import order: orm.collections' module-level __go() imports "
-                      "from orm.mapped_collection, which decorates its classes with "
-                      "orm.collections' `collection` while it imports; eagerly another "
-                      "module always imports orm.collections first (ImportError: cannot "
-                      "import name 'KeyFuncDict' from partially initialized module)",
-    "pandas._config": "import-time registry: importing pandas._config.display registers "
-                      "the display options that pandas reads by key "
-                      "(config['display']['encoding']); the package imports it only for "
-                      "that, through a name nothing reads (KeyError: 'encoding')",
-    "matplotlib": "import-time registry: docstrings interpolate %(Axes:kwdoc)s "
-                  "through _docstring.interpd, which finds the class by walking "
-                  "Artist.__subclasses__(); the modules defining the classes must "
-                  "be imported first (KeyError: 'Axes:kwdoc')",
-}
-
-
-#: the mechanisms lazify has: "rewrite" (every Python; PEP 690's transparent
-#: namespace, in generated code) and "native" (3.15+: the planner's lazy imports
-#: become PEP 810 ``lazy`` statements, which the interpreter defers itself)
-MECHANISMS = ("native", "rewrite")
-#: whether this interpreter has PEP 810's lazy imports (3.15+)
-NATIVE_AVAILABLE = hasattr(sys, "set_lazy_imports_filter")
-
-
-def default_mechanism() -> str:
-    """"native" where the interpreter has PEP 810's lazy imports, else "rewrite"."""
-    return "native" if NATIVE_AVAILABLE else "rewrite"
-
-
-def check_mechanism(mechanism) -> str:
-    """``mechanism``, or the default for None; ValueError for an unknown one, or
-    "native" on an interpreter without PEP 810."""
-    if mechanism is None:
-        return default_mechanism()
-    if mechanism not in MECHANISMS:
-        raise ValueError(f"lazify: unknown mechanism {mechanism!r} "
-                         f"(one of {', '.join(map(repr, MECHANISMS))})")
-    if mechanism == "native" and not NATIVE_AVAILABLE:
-        raise ValueError("lazify: the native mechanism needs PEP 810's lazy imports "
-                         f"(Python 3.15+); this is {sys.version.split()[0]}: use \"rewrite\"")
-    return mechanism
-
-
-class _Settings:
-    __slots__ = ("enabled", "excluding", "generation", "mechanism", "previous")
-
-    def __init__(self):
-        self.enabled = False
-        self.excluding = None        # None: DEFAULT_EXCLUDING
-        self.generation = 0
-        #: the mechanism the hook compiles modules for: set by install(), else
-        #: worked out on first use (:func:`lazify._cache.mechanism`)
-        self.mechanism = None
-        #: the interpreter's lazy imports mode and filter before lazify set its
-        #: own (native mechanism), restored by :func:`native_off`; None if not set
-        self.previous = None
-
-
-_settings = _Settings()
-
-
-def set_lazy_imports(enabled: bool = True, *, excluding=None) -> None:
-    """Make import statements executed from now on lazy (or eager).
-
-    :param excluding: a container of module names supporting ``in``; imports
-        *within* those modules (and their submodules) stay eager.  ``None``
-        means lazify's default list (:data:`DEFAULT_EXCLUDING`); pass ``()``
-        to clear it, or ``{*DEFAULT_EXCLUDING, "mypkg"}`` to extend it.
-    """
-    _settings.enabled = bool(enabled)
-    _settings.excluding = excluding
-    _settings.generation += 1
-    _excluded_importers.clear()
-
-
-def set_mechanism(name: str) -> None:
-    """Compile modules for mechanism ``name`` from now on (checked), and set the
-    interpreter up for it: PEP 810's "normal" mode and lazify's filter for
-    "native", the interpreter's previous mode and filter otherwise."""
-    name = check_mechanism(name)
-    _settings.mechanism = name
-    if name == "native":
-        native_on()
-    else:
-        native_off()
-
-
-# ---------------------------------------------------------------------------
-# The native mechanism (3.15+): the interpreter defers the ``lazy`` statements
-# the hook compiled; lazify's filter makes one eager when lazify is off, when
-# its importer is excluded, or when it is guarded and its package is missing.
-
-#: importer name -> whether it is excluded, for the settings of now
-_excluded_importers = {}
-
-
-def _lazy_imports_filter(importer, name, fromlist):
-    """PEP 810's filter: False makes this lazy import eager."""
-    excluded = _excluded_importers.get(importer)
-    if excluded is None:
-        excluded = _excluded_importers[importer] = is_excluded(importer or "")
-    if excluded or not _settings.enabled:
-        # lazy only where the module opts in with PEP 810's __lazy_modules__, as the
-        # rewrite's runtime decides (_ModuleState.lazy_for)
-        module = sys.modules.get(importer)
-        explicit = getattr(module, "__dict__", _NO_DICT).get("__lazy_modules__")
-        if explicit is None or name not in explicit:
-            return False
-    top = name.partition(".")[0]
-    if top in sys.modules or not top:
-        return True
-    # Not loaded yet: eagerly, a missing package raises at this statement, which
-    # matters where the importing module is imported under an ImportError handler.
-    if not _guarded(sys._getframe(1)):
-        return True
-    try:
-        return _find_spec(top, None) is not None
-    except Exception:
-        return True                      # a finder's own trouble: leave it to the import
-
-
-def native_on() -> None:
-    """PEP 810's "normal" mode (explicit ``lazy`` statements only: the hook's and
-    the program's own) with lazify's filter; the previous ones are kept."""
-    if not NATIVE_AVAILABLE:
-        return
-    if _settings.previous is None:
-        _settings.previous = (sys.get_lazy_imports(), sys.get_lazy_imports_filter())
-    sys.set_lazy_imports("normal")
-    sys.set_lazy_imports_filter(_lazy_imports_filter)
-
-
-def native_off() -> None:
-    """Give the interpreter back the lazy imports mode and filter it had."""
-    previous, _settings.previous = _settings.previous, None
-    if previous is not None:
-        sys.set_lazy_imports(previous[0])
-        sys.set_lazy_imports_filter(previous[1])
-
-
-def is_lazy_imports_enabled() -> bool:
-    """Whether global lazy imports are on (PEP 690's ``-L``)."""
-    return _settings.enabled
-
-
-def is_excluded(name: str) -> bool:
-    """Whether imports within module ``name`` stay eager."""
-    excluding = _settings.excluding
-    if excluding is None:
-        excluding = DEFAULT_EXCLUDING
-    if not name:
-        return False
-    while True:
-        if name in excluding:
-            return True
-        dot = name.rfind(".")
-        if dot < 0:
-            return False
-        name = name[:dot]
-
 
 # ---------------------------------------------------------------------------
 # Pending entries.
@@ -327,128 +153,6 @@ class _Entry:
         return _absolute(self.module, self.level, package)
 
 
-# ---------------------------------------------------------------------------
-# Optional imports: an ImportError must surface where the importer expects it.
-#
-# ``try: import plugin except ImportError: skip`` (or ``__import__`` or
-# ``importlib.import_module`` in such a ``try``, or ``contextlib.suppress``):
-# eagerly, a missing dependency of ``plugin`` raises inside that ``try``.
-# Lazily, plugin's own imports are deferred, so it imports fine and the error
-# moves to the first use, for every user of the library.  So a module imported
-# where an ImportError is caught is "guarded": each of its deferred imports is
-# *found* at once (a finder's lookup, nothing executed) and a module that is not
-# there raises ModuleNotFoundError at its statement, as eagerly.  A module
-# imported while a guarded one runs is guarded too.
-
-#: exception names whose handler catches ImportError
-_IMPORT_ERROR_NAMES = frozenset({"ImportError", "ModuleNotFoundError", "Exception"})
-_MACHINERY = "machinery"
-#: code object -> what _guarded needs of it, worked out once: _MACHINERY (import
-#: machinery, skipped when looking for the importer), () (cannot guard: names no
-#: ImportError), or the byte ranges its exception handlers (3.10: try and with
-#: blocks) cover
-_code_facts = {}
-
-
-def _facts(code):
-    filename = code.co_filename
-    if filename.startswith("<frozen importlib") or filename == _RUNTIME_FILE or (
-            filename.endswith(("importlib/__init__.py", "importlib\\__init__.py"))):
-        facts = _MACHINERY
-    elif _IMPORT_ERROR_NAMES.isdisjoint(code.co_names):
-        facts = ()
-    elif not hasattr(code, "co_exceptiontable"):
-        facts = _block_ranges(code.co_code)
-    else:
-        facts = _handler_ranges(code.co_exceptiontable)
-    _code_facts[code] = facts
-    return facts
-
-
-def _handler_ranges(table):
-    """Byte ranges covered by an exception handler, from a 3.11+ exception table."""
-    ranges = []
-    index, size = 0, len(table)
-
-    def varint():
-        nonlocal index
-        byte = table[index]
-        index += 1
-        value = byte & 63
-        while byte & 64:
-            byte = table[index]
-            index += 1
-            value = (value << 6) | (byte & 63)
-        return value
-    try:
-        while index < size:
-            start = varint() * 2
-            length = varint() * 2
-            varint()                     # handler target
-            varint()                     # depth and lasti
-            ranges.append((start, start + length))
-    except IndexError:
-        return ()
-    return tuple(ranges)
-
-
-#: 3.10's opcodes that push a block an exception can be caught in (SETUP_FINALLY,
-#: SETUP_WITH, SETUP_ASYNC_WITH) and EXTENDED_ARG
-_SETUP_OPS = frozenset({122, 143, 154})
-_EXTENDED_ARG = 144
-
-
-def _block_ranges(co_code):
-    """Byte ranges of the try/with blocks in 3.10 bytecode (no exception table
-    there): from each SETUP_* to its handler, whose relative jump counts
-    instructions."""
-    ranges = []
-    arg = 0
-    for offset in range(0, len(co_code), 2):
-        op = co_code[offset]
-        arg = arg << 8 | co_code[offset + 1]
-        if op == _EXTENDED_ARG:
-            continue
-        if op in _SETUP_OPS:
-            ranges.append((offset, offset + 2 + 2 * arg))
-        arg = 0
-    return tuple(ranges)
-
-
-def _guarded(frame) -> bool:
-    """Whether the module whose body runs in ``frame`` is being imported where an
-    ImportError would be caught: the first frame above the import machinery is
-    covered by a handler in code that names ImportError, ModuleNotFoundError or
-    Exception (on 3.10, inside a try or with block of such code), or is the body
-    of a guarded module."""
-    frame = frame.f_back
-    while frame is not None:
-        code = frame.f_code
-        facts = _code_facts.get(code)
-        if facts is None:
-            facts = _facts(code)
-        if facts is not _MACHINERY:
-            break
-        frame = frame.f_back
-    else:
-        return False
-    if code.co_name == "<module>":
-        owner = frame.f_globals.get("__lazy__")
-        if isinstance(owner, _Namespace):
-            state = owner.__lazify_state__
-            if state.guarded is None:
-                state.guarded = _guarded(frame)
-            if state.guarded:
-                return True
-        elif _settings.mechanism == "native" and _guarded(frame):
-            return True
-    if not facts:
-        return False
-    lasti = frame.f_lasti
-    return any(start <= lasti < end for start, end in facts)
-
-
-_RUNTIME_FILE = _guarded.__code__.co_filename
 
 
 def _check_found(state, entry):
@@ -521,10 +225,6 @@ def _states(registry):
 #: once the importlib package renamed it, "_frozen_importlib" before that (and
 #: on 3.15)
 _IMPORTLIB_BOOTSTRAP = frozenset({"importlib._bootstrap", "_frozen_importlib"})
-
-
-def _find_spec(fullname, path):
-    return sys.modules["_frozen_importlib"]._find_spec(fullname, path)
 
 
 def _packages_need_hooks(needed):
@@ -1625,47 +1325,25 @@ def _state_of(namespace):
     return None
 
 
-# ---------------------------------------------------------------------------
-# Public helpers (re-exported by lazify/__init__.py).
+#: the file of this module's code: its frames are import machinery to the
+#: guarded-import check, and to _check_found's walk out to the module's own frame
+_RUNTIME_FILE = _state_of.__code__.co_filename
+machinery_file(_RUNTIME_FILE)
 
-def is_lazy_import(namespace, name: str) -> bool:
-    """True while ``name`` in that module namespace is an unresolved lazy
-    import.  Never resolves it.
 
-    :param namespace: a module's ``__dict__`` or ``globals()``.
-    """
-    if _LazyImportType is not None and type(namespace.get(name)) is _LazyImportType:
-        return True                      # PEP 810's proxy (the native mechanism)
+def is_pending(namespace, name: str) -> bool:
+    """Whether ``name`` is a pending lazy name of that rewritten module
+    (:func:`lazify.is_lazy_import`)."""
     state = _state_of(namespace)
     return state is not None and name in state.pending and name not in namespace
 
 
-def resolve_all(module_or_namespace) -> None:
-    """Resolve every pending lazy name of that module now."""
-    namespace = module_or_namespace
-    if not isinstance(namespace, dict):
-        namespace = vars(module_or_namespace)
+def resolve_pending(namespace) -> None:
+    """Resolve every pending lazy name of that rewritten module
+    (:func:`lazify.resolve_all`)."""
     state = _state_of(namespace)
     if state is not None:
         state.resolve_all()
-    if _LazyImportType is not None:
-        for name, value in list(namespace.items()):
-            if type(value) is _LazyImportType and namespace.get(name) is value:
-                namespace[name] = value.resolve()
-
-
-class eager_imports:
-    """Context manager: imports inside its ``with`` block are eager.
-
-    They are anyway: lazify, like PEP 690, never defers an import inside a
-    ``with`` block.  The class exists so code can say so explicitly.
-    """
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc_info):
-        return None
 
 
 # ---------------------------------------------------------------------------

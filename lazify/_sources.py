@@ -26,7 +26,7 @@ def excluding_for(path: str, extra=()) -> frozenset:
     :raises lazify._config.ConfigError: when the settings are malformed.
     """
     from ._config import load_config
-    from ._importlib_bootstrap import DEFAULT_EXCLUDING
+    from ._mode import DEFAULT_EXCLUDING
 
     start = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
     return frozenset({*DEFAULT_EXCLUDING, *load_config(start).excluding, *extra})

@@ -6,14 +6,14 @@ import os
 
 import pytest
 
-from lazify import _importlib_bootstrap
+from lazify import _mode
 from tests._util import ROOT, run_python
 
 # The scenarios are written for the rewrite mechanism (the default before 3.15), in this
 # process as in the children (tests/_util.py): tests/test_native.py runs the native one,
 # and LAZIFY_MECHANISM=native runs everything with it.
 os.environ.setdefault("LAZIFY_MECHANISM", "rewrite")
-_importlib_bootstrap._settings.mechanism = None      # from LAZIFY_MECHANISM on first use
+_mode._settings.mechanism = None      # from LAZIFY_MECHANISM on first use
 
 
 @pytest.fixture

@@ -284,7 +284,7 @@ def test_read_error_is_a_miss(monkeypatch, tmp_path, exc):
     def open_code(path):
         raise exc
 
-    monkeypatch.setattr(_cache.io, "open_code", open_code)
+    monkeypatch.setattr(_cache._io, "open_code", open_code)
     assert _cache.read_cached(src) is None
 
 

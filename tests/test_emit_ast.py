@@ -19,7 +19,7 @@ import types
 
 import pytest
 
-from lazify import _importlib_bootstrap as _runtime
+from lazify import _mode
 from lazify._emit_ast import emit
 from lazify._rewrite import rewrite_code as transform
 from lazify._plan import plan_module
@@ -35,10 +35,10 @@ CASES = [
 
 @pytest.fixture(autouse=True)
 def global_mode():
-    before = (_runtime.is_lazy_imports_enabled(), _runtime._settings.excluding)
-    _runtime.set_lazy_imports(True)
+    before = (_mode.is_lazy_imports_enabled(), _mode._settings.excluding)
+    _mode.set_lazy_imports(True)
     yield
-    _runtime.set_lazy_imports(before[0], excluding=before[1])
+    _mode.set_lazy_imports(before[0], excluding=before[1])
 
 
 def _positions(code):
@@ -238,7 +238,7 @@ def loaded():
 data = sys.stdin.buffer.read()
 before = loaded()
 if mode == "lazy":
-    import lazify._importlib_bootstrap as runtime
+    import lazify._mode as runtime
     runtime.set_lazy_imports(True)
     code = marshal.loads(data)
 else:

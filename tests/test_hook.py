@@ -20,7 +20,7 @@ import zipfile
 import pytest
 
 from lazify import _cache, _hook
-from lazify import _importlib_bootstrap as _runtime
+from lazify import _mode
 from tests._util import ROOT, run_python
 
 OLD = time.time() - 3600
@@ -286,6 +286,27 @@ def test_hook_machinery_is_never_rewritten(tree):
         assert name not in ("ast", "symtable", "dataclasses", "enum", "bisect"), names
 
 
+def test_importlibs_libraries_are_rewritten_its_import_system_is_not(tmp_path):
+    """importlib.metadata and importlib.resources use the import system: their own
+    imports are deferred like any library's, and they work (a version read, a
+    resource read); importlib itself, importlib.util and importlib.machinery stay plain."""
+    write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/data.txt": "hello\n"})
+    code = """
+        import sys
+        import importlib.util, importlib.machinery
+        import importlib.metadata, importlib.resources
+        print(importlib.metadata.version("pytest") == __import__("pytest").__version__)
+        print(importlib.resources.files("pkg").joinpath("data.txt").read_text().strip())
+        print(type(importlib.metadata.__dict__.get("__lazy__")).__name__ != "NoneType")
+    """
+    prefix = tmp_path / "prefix"      # a cold cache, so the debug lines name every module
+    proc = run(code, tmp_path, "-X", f"pycache_prefix={prefix}")
+    assert proc.stdout.split() == ["True", "hello", "True"]
+    compiled = {line.split()[-1] for line in debug_lines(proc) if line.startswith("lazify: compiled ")}
+    assert {"importlib.metadata", "importlib.resources"} <= compiled, sorted(compiled)
+    assert not compiled & {"importlib", "importlib.util", "importlib.machinery", "importlib.abc"}
+
+
 def test_foreign_loader_subclass_passes_through(tree):
     """typeguard _importhook.py:155-156: isinstance() would take over other tools' loaders."""
     code = """
@@ -493,7 +514,7 @@ def isolated_imports(tmp_path, monkeypatch):
     path_hooks = list(sys.path_hooks)
     importer_cache = dict(sys.path_importer_cache)
     modules = dict(sys.modules)
-    settings = (_runtime.is_lazy_imports_enabled(), _runtime._settings.excluding)
+    settings = (_mode.is_lazy_imports_enabled(), _mode._settings.excluding)
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
     monkeypatch.setattr(sys, "pycache_prefix", None)
     monkeypatch.setenv("LAZIFY_STRICT", "1")
@@ -515,7 +536,7 @@ def isolated_imports(tmp_path, monkeypatch):
     for name in list(sys.modules):
         if name not in modules:
             del sys.modules[name]
-    _runtime.set_lazy_imports(settings[0], excluding=settings[1])
+    _mode.set_lazy_imports(settings[0], excluding=settings[1])
     importlib.invalidate_caches()
 
 
@@ -525,7 +546,7 @@ def test_install_is_idempotent_and_uninstall_removes(isolated_imports):
     _hook.install(enabled=True, excluding={"x"})
     assert sys.meta_path[0] is _hook._finder
     assert sum(f is _hook._finder for f in sys.meta_path) == 1
-    assert _runtime.is_excluded("x.y")
+    assert _mode.is_excluded("x.y")
     assert _hook.is_installed()
     _hook.uninstall()
     _hook.uninstall()
@@ -555,7 +576,7 @@ def test_in_process_import_reload_and_spec(isolated_imports):
     assert spec.origin == str(isolated_imports / "lzmod.py")
     assert spec.cached == _cache.cache_path(spec.origin)
     assert "__pycache__" in spec.cached
-    assert _runtime.is_lazy_import(vars(lzmod), "lzdep")
+    assert _mode.is_lazy_import(vars(lzmod), "lzdep")
     assert "lzdep" not in sys.modules
     assert lzmod.dumps({"a": 1}) == repr({"a": 1})
     assert "lzdep" in sys.modules
@@ -731,6 +752,21 @@ def test_install_imports_nothing_heavy(tmp_path):
     """
     proc = run_python(["-c", textwrap.dedent(code)], cwd=tmp_path, check=True)
     assert proc.stdout.strip() == "[]"
+
+
+def test_the_rewrites_runtime_is_imported_by_the_first_rewritten_module(tmp_path):
+    """install() needs only the settings (lazify._mode); the rewrite's runtime comes
+    with the first module whose code calls it."""
+    write_tree(tmp_path, {"app.py": "import json\ndef f():\n    return json\n"})
+    code = """
+        import sys, lazify
+        lazify.install(mechanism="rewrite")
+        print("lazify._importlib_bootstrap" in sys.modules)
+        import app
+        print("lazify._importlib_bootstrap" in sys.modules, "json" in sys.modules)
+    """
+    proc = run_python(["-c", textwrap.dedent(code)], cwd=tmp_path, check=True)
+    assert proc.stdout.split() == ["False", "True", "False"]
 
 
 def test_typing_first_on_a_cold_cache(tmp_path):

@@ -272,3 +272,27 @@ def test_lookup_forms_behave_as_on_the_dict(tmp_path):
     assert plain == ["1 2 TypeError ab", "(False, 'gone') ab", "False ab"]
     # del imports the name first (the eager module had it), then deletes it
     assert lazy == ["1 2 TypeError -", "(False, 'gone') b", "False b"]
+
+
+def test_writes_through_an_alias_of_globals_at_import_keep_the_module_lazy(tmp_path):
+    """inspect's shape: ``mod_dict = globals()`` written through and deleted while the
+    module is imported; its imports stay lazy and the written names are there."""
+    plain, lazy = run_both(tmp_path, {"flags.py": """
+        import alpha
+        import beta
+
+        mod_dict = globals()
+        for _k, _v in {"ONE": 1, "TWO": 2}.items():
+            mod_dict["FLAG_" + _k] = _v
+        del mod_dict["FLAG_TWO"]
+        del _k, _v, mod_dict
+
+        def name():
+            return alpha.NAME
+    """, "main.py": LOADED + """
+        import flags
+        print(loaded(), flags.FLAG_ONE, hasattr(flags, "FLAG_TWO"), hasattr(flags, "mod_dict"))
+        print(flags.name(), loaded())
+    """})
+    assert plain == ["ab 1 False False", "alpha ab"]
+    assert lazy == ["- 1 False False", "alpha a"]

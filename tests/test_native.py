@@ -268,6 +268,44 @@ def test_guarded_import_of_a_missing_package_raises_at_its_statement(tmp_path):
 
 
 @needs_native
+def test_a_module_imported_while_a_guarded_one_runs_is_guarded(tmp_path):
+    # two levels below the try, and a second statement of the same body (whose
+    # guardedness is worked out once)
+    _tree(tmp_path, {
+        "plugin.py": "import json\nimport helper\nhelper.ready\nimport json.decoder\n",
+        "helper.py": "import email\nimport deeper\ndeeper.ready\nready = 1\n",
+        "deeper.py": "import string\nimport also_not_installed_anywhere\nready = 1\n",
+        "main.py": MAIN + _d("""\
+            try:
+                import plugin
+            except ImportError as e:
+                print("fallback", e.name)
+            import deeper2
+        """),
+        "deeper2.py": "import also_not_installed_anywhere\nprint('deeper2 ran')\n",
+    })
+    proc = run_python(["main.py"], cwd=tmp_path, env_extra=NATIVE_ENV)
+    assert proc.stdout == "fallback also_not_installed_anywhere\ndeeper2 ran\n"
+
+
+@needs_native
+def test_the_native_mechanism_never_imports_the_rewrites_runtime(tmp_path):
+    _tree(tmp_path, {
+        "app.py": "import json\nfrom decimal import Decimal\ndef f():\n    return json.dumps(1)\n",
+        "main.py": MAIN + _d("""\
+            import app
+            print(app.f(), "json" in sys.modules, "decimal" in sys.modules)
+            print(lazify.is_lazy_import(vars(app), "Decimal"), lazify.is_lazy_import(vars(app), "json"))
+            lazify.resolve_all(app)
+            print(lazify.is_lazy_import(vars(app), "Decimal"), "decimal" in sys.modules)
+            print("lazify._importlib_bootstrap" in sys.modules)
+        """),
+    })
+    proc = run_python(["main.py"], cwd=tmp_path, env_extra=NATIVE_ENV)
+    assert proc.stdout.split("\n") == ["1 True False", "True False", "False True", "False", ""]
+
+
+@needs_native
 def test_uninstall_restores_the_interpreters_mode_and_filter(tmp_path):
     _tree(tmp_path, {"main.py": """\
         import sys, lazify

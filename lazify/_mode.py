@@ -1,0 +1,397 @@
+"""What is lazy: the global mode, the exclusions, the mechanism, and the
+decisions taken at an import statement whatever the mechanism.
+
+Everything :func:`lazify.install` and the public API need before any module is
+rewritten: the settings (PEP 690's ``-L`` and its exclusions), the mechanism
+(lazify's generated code, or PEP 810's ``lazy`` statements on 3.15+) with the
+interpreter's filter for the native one, and whether a module is imported
+where an ImportError is caught.  The rewrite's runtime
+(:mod:`lazify._importlib_bootstrap`) is imported by the first rewritten module,
+not here: under the native mechanism it is never imported.
+
+On every user's start-up path: it imports nothing but ``sys`` (and, on 3.15,
+the built-in ``_types``).
+"""
+
+import sys
+
+#: the module the generated code imports (:data:`lazify._entry_points.RUNTIME`)
+_RUNTIME = "lazify._importlib_bootstrap"
+_NO_DICT = {}
+
+if sys.version_info >= (3, 15):
+    # PEP 810: what a ``lazy import`` binds until first use (types.LazyImportType)
+    from _types import LazyImportType as _LazyImportType
+else:
+    _LazyImportType = None
+
+#: Packages whose import-time order no static rule sees; imports *within*
+#: them stay eager.  Each entry: the reason, and what broke.
+DEFAULT_EXCLUDING = {
+    "sympy": "import-time registration order: `Catalan = S.Catalan` in "
+             "sympy.core needs `.numbers` imported first (broke cfn-lint)",
+    "alembic": "import order: alembic.context's imports load alembic.ddl before "
+               "alembic.operations.base, and alembic.ddl.postgresql registers "
+               "operations on Operations while it imports; in another order the "
+               "cycle between them breaks (ImportError: cannot import name "
+               "'Operations' from partially initialized module)",
+    "sqlalchemy.orm": "import order: orm.collections' module-level __go() imports "
+                      "from orm.mapped_collection, which decorates its classes with "
+                      "orm.collections' `collection` while it imports; eagerly another "
+                      "module always imports orm.collections first (ImportError: cannot "
+                      "import name 'KeyFuncDict' from partially initialized module)",
+    "pandas._config": "import-time registry: importing pandas._config.display registers "
+                      "the display options that pandas reads by key "
+                      "(config['display']['encoding']); the package imports it only for "
+                      "that, through a name nothing reads (KeyError: 'encoding')",
+    "matplotlib": "import-time registry: docstrings interpolate %(Axes:kwdoc)s "
+                  "through _docstring.interpd, which finds the class by walking "
+                  "Artist.__subclasses__(); the modules defining the classes must "
+                  "be imported first (KeyError: 'Axes:kwdoc')",
+}
+
+
+#: the mechanisms lazify has: "rewrite" (every Python; PEP 690's transparent
+#: namespace, in generated code) and "native" (3.15+: the planner's lazy imports
+#: become PEP 810 ``lazy`` statements, which the interpreter defers itself)
+MECHANISMS = ("native", "rewrite")
+#: whether this interpreter has PEP 810's lazy imports (3.15+)
+NATIVE_AVAILABLE = hasattr(sys, "set_lazy_imports_filter")
+
+
+def default_mechanism() -> str:
+    """"native" where the interpreter has PEP 810's lazy imports, else "rewrite"."""
+    return "native" if NATIVE_AVAILABLE else "rewrite"
+
+
+def check_mechanism(mechanism) -> str:
+    """``mechanism``, or the default for None; ValueError for an unknown one, or
+    "native" on an interpreter without PEP 810."""
+    if mechanism is None:
+        return default_mechanism()
+    if mechanism not in MECHANISMS:
+        raise ValueError(f"lazify: unknown mechanism {mechanism!r} "
+                         f"(one of {', '.join(map(repr, MECHANISMS))})")
+    if mechanism == "native" and not NATIVE_AVAILABLE:
+        raise ValueError("lazify: the native mechanism needs PEP 810's lazy imports "
+                         f"(Python 3.15+); this is {sys.version.split()[0]}: use \"rewrite\"")
+    return mechanism
+
+
+class _Settings:
+    __slots__ = ("enabled", "excluding", "generation", "mechanism", "previous")
+
+    def __init__(self):
+        self.enabled = False
+        self.excluding = None        # None: DEFAULT_EXCLUDING
+        self.generation = 0
+        #: the mechanism the hook compiles modules for: set by install(), else
+        #: worked out on first use (:func:`lazify._cache.mechanism`)
+        self.mechanism = None
+        #: the interpreter's lazy imports mode and filter before lazify set its
+        #: own (native mechanism), restored by :func:`native_off`; None if not set
+        self.previous = None
+
+
+_settings = _Settings()
+
+
+def set_lazy_imports(enabled: bool = True, *, excluding=None) -> None:
+    """Make import statements executed from now on lazy (or eager).
+
+    :param excluding: a container of module names supporting ``in``; imports
+        *within* those modules (and their submodules) stay eager.  ``None``
+        means lazify's default list (:data:`DEFAULT_EXCLUDING`); pass ``()``
+        to clear it, or ``{*DEFAULT_EXCLUDING, "mypkg"}`` to extend it.
+    """
+    _settings.enabled = bool(enabled)
+    _settings.excluding = excluding
+    _settings.generation += 1
+    _excluded_importers.clear()
+
+
+def set_mechanism(name: str) -> None:
+    """Compile modules for mechanism ``name`` from now on (checked), and set the
+    interpreter up for it: PEP 810's "normal" mode and lazify's filter for
+    "native", the interpreter's previous mode and filter otherwise."""
+    name = check_mechanism(name)
+    _settings.mechanism = name
+    if name == "native":
+        native_on()
+    else:
+        native_off()
+
+
+# ---------------------------------------------------------------------------
+# The native mechanism (3.15+): the interpreter defers the ``lazy`` statements
+# the hook compiled; lazify's filter makes one eager when lazify is off, when
+# its importer is excluded, or when it is guarded and its package is missing.
+
+#: importer name -> whether it is excluded, for the settings of now
+_excluded_importers = {}
+
+
+def _lazy_imports_filter(importer, name, fromlist):
+    """PEP 810's filter: False makes this lazy import eager."""
+    excluded = _excluded_importers.get(importer)
+    if excluded is None:
+        excluded = _excluded_importers[importer] = is_excluded(importer or "")
+    if excluded or not _settings.enabled:
+        # lazy only where the module opts in with PEP 810's __lazy_modules__, as the
+        # rewrite's runtime decides (_ModuleState.lazy_for)
+        module = sys.modules.get(importer)
+        explicit = getattr(module, "__dict__", _NO_DICT).get("__lazy_modules__")
+        if explicit is None or name not in explicit:
+            return False
+    top = name.partition(".")[0]
+    if top in sys.modules or not top:
+        return True
+    # Not loaded yet: eagerly, a missing package raises at this statement, which
+    # matters where the importing module is imported under an ImportError handler.
+    if not _guarded(sys._getframe(1)):
+        return True
+    try:
+        return _find_spec(top, None) is not None
+    except Exception:
+        return True                      # a finder's own trouble: leave it to the import
+
+
+def native_on() -> None:
+    """PEP 810's "normal" mode (explicit ``lazy`` statements only: the hook's and
+    the program's own) with lazify's filter; the previous ones are kept."""
+    if not NATIVE_AVAILABLE:
+        return
+    if _settings.previous is None:
+        _settings.previous = (sys.get_lazy_imports(), sys.get_lazy_imports_filter())
+    sys.set_lazy_imports("normal")
+    sys.set_lazy_imports_filter(_lazy_imports_filter)
+
+
+def native_off() -> None:
+    """Give the interpreter back the lazy imports mode and filter it had."""
+    previous, _settings.previous = _settings.previous, None
+    if previous is not None:
+        sys.set_lazy_imports(previous[0])
+        sys.set_lazy_imports_filter(previous[1])
+
+
+def is_lazy_imports_enabled() -> bool:
+    """Whether global lazy imports are on (PEP 690's ``-L``)."""
+    return _settings.enabled
+
+
+def is_excluded(name: str) -> bool:
+    """Whether imports within module ``name`` stay eager."""
+    excluding = _settings.excluding
+    if excluding is None:
+        excluding = DEFAULT_EXCLUDING
+    if not name:
+        return False
+    while True:
+        if name in excluding:
+            return True
+        dot = name.rfind(".")
+        if dot < 0:
+            return False
+        name = name[:dot]
+
+
+# ---------------------------------------------------------------------------
+# Optional imports: an ImportError must surface where the importer expects it.
+#
+# ``try: import plugin except ImportError: skip`` (or ``__import__`` or
+# ``importlib.import_module`` in such a ``try``, or ``contextlib.suppress``):
+# eagerly, a missing dependency of ``plugin`` raises inside that ``try``.
+# Lazily, plugin's own imports are deferred, so it imports fine and the error
+# moves to the first use, for every user of the library.  So a module imported
+# where an ImportError is caught is "guarded": each of its deferred imports is
+# *found* at once (a finder's lookup, nothing executed) and a module that is not
+# there raises ModuleNotFoundError at its statement, as eagerly.  A module
+# imported while a guarded one runs is guarded too.
+
+#: exception names whose handler catches ImportError
+_IMPORT_ERROR_NAMES = frozenset({"ImportError", "ModuleNotFoundError", "Exception"})
+#: file name -> whether its code is import machinery (skipped when looking for
+#: the importer).  Keyed by the name, not the code object: a code object's hash is
+#: recomputed on every lookup, over its constants and nested code objects
+_machinery_files = {}
+#: id(code) -> (code, the byte ranges its exception handlers cover (3.10: its try
+#: and with blocks)), for code that names ImportError; the code is kept so that
+#: the id stays its own
+_code_ranges = {}
+#: id(frame) of a module body under the native mechanism -> (its globals, its
+#: code, whether it is guarded); a few are kept, never more
+_native_guarded = {}
+_NATIVE_GUARDED_KEPT = 64
+
+
+def _is_machinery(filename):
+    machinery = _machinery_files.get(filename)
+    if machinery is None:
+        machinery = _machinery_files[filename] = (
+            filename.startswith("<frozen importlib")
+            or filename.endswith(("importlib/__init__.py", "importlib\\__init__.py")))
+    return machinery
+
+
+def _facts(code):
+    """() when ``code`` cannot guard (it names no ImportError), else the byte
+    ranges its handlers cover."""
+    if _IMPORT_ERROR_NAMES.isdisjoint(code.co_names):
+        return ()
+    known = _code_ranges.get(id(code))
+    if known is not None and known[0] is code:
+        return known[1]
+    if not hasattr(code, "co_exceptiontable"):
+        ranges = _block_ranges(code.co_code)
+    else:
+        ranges = _handler_ranges(code.co_exceptiontable)
+    _code_ranges[id(code)] = (code, ranges)
+    return ranges
+
+
+def _handler_ranges(table):
+    """Byte ranges covered by an exception handler, from a 3.11+ exception table."""
+    ranges = []
+    index, size = 0, len(table)
+
+    def varint():
+        nonlocal index
+        byte = table[index]
+        index += 1
+        value = byte & 63
+        while byte & 64:
+            byte = table[index]
+            index += 1
+            value = (value << 6) | (byte & 63)
+        return value
+    try:
+        while index < size:
+            start = varint() * 2
+            length = varint() * 2
+            varint()                     # handler target
+            varint()                     # depth and lasti
+            ranges.append((start, start + length))
+    except IndexError:
+        return ()
+    return tuple(ranges)
+
+
+#: 3.10's opcodes that push a block an exception can be caught in (SETUP_FINALLY,
+#: SETUP_WITH, SETUP_ASYNC_WITH) and EXTENDED_ARG
+_SETUP_OPS = frozenset({122, 143, 154})
+_EXTENDED_ARG = 144
+
+
+def _block_ranges(co_code):
+    """Byte ranges of the try/with blocks in 3.10 bytecode (no exception table
+    there): from each SETUP_* to its handler, whose relative jump counts
+    instructions."""
+    ranges = []
+    arg = 0
+    for offset in range(0, len(co_code), 2):
+        op = co_code[offset]
+        arg = arg << 8 | co_code[offset + 1]
+        if op == _EXTENDED_ARG:
+            continue
+        if op in _SETUP_OPS:
+            ranges.append((offset, offset + 2 + 2 * arg))
+        arg = 0
+    return tuple(ranges)
+
+
+def _guarded(frame) -> bool:
+    """Whether the module whose body runs in ``frame`` is being imported where an
+    ImportError would be caught: the first frame above the import machinery is
+    covered by a handler in code that names ImportError, ModuleNotFoundError or
+    Exception (on 3.10, inside a try or with block of such code), or is the body
+    of a guarded module."""
+    frame = frame.f_back
+    while frame is not None:
+        code = frame.f_code
+        if not _is_machinery(code.co_filename):
+            break
+        frame = frame.f_back
+    else:
+        return False
+    if code.co_name == "<module>" and _module_guarded(frame):
+        return True
+    facts = _facts(code)
+    if not facts:
+        return False
+    lasti = frame.f_lasti
+    return any(start <= lasti < end for start, end in facts)
+
+
+def _module_guarded(frame) -> bool:
+    """Whether the module body running in ``frame`` is guarded, worked out once per
+    body: the rewrite keeps it in the module's state, the native mechanism here."""
+    owner = frame.f_globals.get("__lazy__")
+    runtime = sys.modules.get(_RUNTIME) if owner is not None else None
+    if runtime is not None and isinstance(owner, runtime._Namespace):
+        state = owner.__lazify_state__
+        if state.guarded is None:
+            state.guarded = _guarded(frame)
+        return state.guarded
+    if _settings.mechanism != "native":
+        return False
+    known = _native_guarded.get(id(frame))
+    if known is not None and known[0] is frame.f_globals and known[1] is frame.f_code:
+        return known[2]
+    guarded = _guarded(frame)
+    if len(_native_guarded) >= _NATIVE_GUARDED_KEPT:
+        _native_guarded.clear()
+    _native_guarded[id(frame)] = (frame.f_globals, frame.f_code, guarded)
+    return guarded
+
+def machinery_file(filename) -> None:
+    """Count the frames of code from ``filename`` as import machinery: the
+    rewrite's runtime, whose frames a deferred import runs in."""
+    _machinery_files[filename] = True
+
+
+def _find_spec(fullname, path):
+    return sys.modules["_frozen_importlib"]._find_spec(fullname, path)
+
+
+# ---------------------------------------------------------------------------
+# Public helpers (re-exported by lazify/__init__.py).
+
+def is_lazy_import(namespace, name: str) -> bool:
+    """True while ``name`` in that module namespace is an unresolved lazy
+    import.  Never resolves it.
+
+    :param namespace: a module's ``__dict__`` or ``globals()``.
+    """
+    if _LazyImportType is not None and type(namespace.get(name)) is _LazyImportType:
+        return True                      # PEP 810's proxy (the native mechanism)
+    runtime = sys.modules.get(_RUNTIME)  # no rewritten module before it is imported
+    return runtime is not None and runtime.is_pending(namespace, name)
+
+
+def resolve_all(module_or_namespace) -> None:
+    """Resolve every pending lazy name of that module now."""
+    namespace = module_or_namespace
+    if not isinstance(namespace, dict):
+        namespace = vars(module_or_namespace)
+    runtime = sys.modules.get(_RUNTIME)
+    if runtime is not None:
+        runtime.resolve_pending(namespace)
+    if _LazyImportType is not None:
+        for name, value in list(namespace.items()):
+            if type(value) is _LazyImportType and namespace.get(name) is value:
+                namespace[name] = value.resolve()
+
+
+class eager_imports:
+    """Context manager: imports inside its ``with`` block are eager.
+
+    They are anyway: lazify, like PEP 690, never defers an import inside a
+    ``with`` block.  The class exists so code can say so explicitly.
+    """
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        return None
