@@ -151,7 +151,7 @@ def _lzbench_dump(path=os.environ["LZBENCH_TRACE_OUT"], sys=sys):
     lazify = None
     hook = sys.modules.get("lazify._hook")
     if hook is not None:
-        rt = sys.modules.get("lazify._importlib_bootstrap")
+        rt = sys.modules.get("lazify._mode") or sys.modules.get("lazify._importlib_bootstrap")
         lazify = {"plain": sorted(hook._PLAIN or hook.MACHINERY),
                   "excluded": sorted(n for n in modules if rt is not None and rt.is_excluded(n)),
                   "stats": dict(hook.stats)}
@@ -407,7 +407,7 @@ def attribute(tool, traces, checks_by_file, base="native", skip=frozenset()):
             entry["cause"] = "not-rewritten:before-sitecustomize"
             return entry
         top = (importer or "").partition(".")[0]
-        if top in plain:
+        if top in plain and lz_mods.get(importer, [None, None])[1] != "LazifyLoader":
             entry["cause"] = "not-rewritten:plain-modules"
             return entry
         if importer in excluded:
