@@ -364,6 +364,11 @@ def attribute(tool, traces, checks_by_file, base="native", skip=frozenset()):
     def info(m):
         """cause, where, statement, rule detail, use site, callers of M's own import."""
         ev = events.get(m)
+        if m == "lazify" or m.startswith("lazify."):
+            # lazify's own modules, wherever they are first imported (the runtime:
+            # by the header of the first rewritten module)
+            return {"cause": "lazify-own", "importer": None, "parent": None,
+                    "where": f"{m} (lazify's own)"}
         if ev is None:
             # put in sys.modules by another module (importlib._bootstrap by
             # importlib): part of its package's subtree
