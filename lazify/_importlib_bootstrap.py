@@ -898,27 +898,27 @@ class _Annotations(dict):
     ``__getitem__`` instead of copying the storage directly.
     """
 
-    __slots__ = ("_lazify_state", "_lazify_names")
+    __slots__ = ("_lazify_state", "_lazify_names", "_lazify_deferred")
 
     def _lazify_resolve(self):
         names = self._lazify_names
-        if not names:
-            return
-        self._lazify_names = ()      # a read from inside the import: no loop
-        state = self._lazify_state
-        namespace = state.namespace
-        for index, name in enumerate(names):
-            if name in state.pending and name not in namespace:
-                try:
-                    state.resolve(name)
-                except BaseException:
-                    self._lazify_names = names[index:]
-                    raise
-        try:
+        if names:
+            self._lazify_names = ()      # a read from inside the import: no loop
+            state = self._lazify_state
+            namespace = state.namespace
+            for index, name in enumerate(names):
+                if name in state.pending and name not in namespace:
+                    try:
+                        state.resolve(name)
+                    except BaseException:
+                        self._lazify_names = names[index:]
+                        raise
+        if self._lazify_deferred:
+            # annotations evaluated on read (before 3.14): until all are, every
+            # reader (another thread's too) evaluates what is left; a failure
+            # leaves it for the next read
             _evaluate_deferred(self)
-        except BaseException:
-            self._lazify_names = names
-            raise
+            self._lazify_deferred = False
 
     def __iter__(self):
         return dict.__iter__(self)
@@ -999,6 +999,7 @@ def _annotations(state, ann, names):
     wrapped = _Annotations(ann)
     wrapped._lazify_state = state
     wrapped._lazify_names = names
+    wrapped._lazify_deferred = True
     return wrapped
 
 

@@ -444,6 +444,22 @@ def test_annotations_evaluated_on_read_in_class_body_and_singledispatch(tmp_path
     assert "decimal object" in lazy
 
 
+@pytest.mark.skipif(PEP649, reason="before 3.14: annotations evaluated where written")
+def test_annotation_evaluated_on_read_while_another_reader_imports(tmp_path):
+    """A second thread reading while the first one imports the names (the dict's names
+    already taken) evaluates the annotation itself: never lazify's placeholder."""
+    main = """
+        import evaluated
+        ann = evaluated.func.__annotations__
+        ann._lazify_names = ()          # what another thread's first read leaves meanwhile
+        print(ann["d"], ann["return"], repr(ann) == repr(dict(ann)))
+    """
+    plain = "<class 'difflib.Differ'> list[pprint.PrettyPrinter] True\n"
+    write_tree(tmp_path, {**EVALUATED, "main.py": main})
+    lazy = run_python(["-m", "lazify", "run", "main.py"], cwd=tmp_path, check=True)
+    assert lazy.stdout == plain
+
+
 def test_metaclass_evaluating_at_class_creation(tmp_path):
     """pydantic's pattern: the metaclass reads the namespace's annotations and evaluates
     them against the module's globals while the class is created."""
