@@ -62,6 +62,16 @@ def annotations_statement(names, span):
     return _located(assign, span)
 
 
+def deferred_annotation(node, names, span):
+    """``__lazy__.__lazy_deferred__(lambda: node, *names)``: the annotation, evaluated
+    when its owner's annotations are read (see :class:`lazify._plan.DeferredAnnotation`)."""
+    thunk = ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
+                                          kw_defaults=[], kwarg=None, defaults=[]), body=node)
+    # zero-width at its start (the annotation keeps its own): a multi-line span would
+    # make the compiler derive positions without columns for the generated call
+    return _located(_call(ep.DEFERRED, [thunk, *names]), (span[0], span[1], span[0], span[1]))
+
+
 def template_resolved(node, names, span):
     """``(__lazy__.a, __lazy__.b, t"...")[-1]``: the t-string's interpolations
     keep their text, and find the names they read imported."""
@@ -154,9 +164,10 @@ class _Emitter:
         self.templates = {t.span: t for t in plan.templates}
         self.prologues = {p.span: p for p in plan.getattr_prologues}
         self.reads = {r.span: r for r in plan.namespace_reads}
+        self.deferred = {d.span: d for d in plan.deferred_annotations}
         self.applied = set()
         lines = {span[0] for span in (*self.sites, *self.owners, *self.templates, *self.reads,
-                                      *self.refs, *self.chain, *self.prologues)}
+                                      *self.refs, *self.chain, *self.prologues, *self.deferred)}
         self.lines = sorted(lines)
 
     def touches(self, node) -> bool:
@@ -233,6 +244,15 @@ class _Emitter:
                     setattr(node, field, new)
 
     def expression(self, node):
+        if self.deferred and isinstance(node, ast.expr):
+            span = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+            deferred = self.deferred.get(span)
+            if deferred is not None:
+                self.applied.add(deferred)
+                return deferred_annotation(self.routed(node), deferred.names, span)
+        return self.routed(node)
+
+    def routed(self, node):
         if type(node) is ast.Name:
             ref = self.refs.get((node.lineno, node.col_offset)) \
                 if type(node.ctx) is ast.Load else None

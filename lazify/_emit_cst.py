@@ -151,6 +151,7 @@ class _Applier(cst.CSTTransformer):
         self.concat_starts: set = set()
         self.prologues = {p.span[:2]: p for p in plan.getattr_prologues}
         self.reads = {r.span[:2]: r for r in plan.namespace_reads}
+        self.deferred = {d.span[:2]: d for d in plan.deferred_annotations}
         #: per enclosing f-string expression: how many names were routed in it
         self.fstring_routes: list[int] = []
         #: per enclosing f-string: its quote character
@@ -387,6 +388,20 @@ class _Applier(cst.CSTTransformer):
                 _small(f"lazy {module}import {lazy}")]
 
     # ------------------------------------------------------------ annotations
+
+    def leave_Annotation(self, original, updated):
+        # __lazy__.__lazy_deferred__(lambda: E, 'name', ...): see _plan.DeferredAnnotation
+        if not self.deferred:
+            return updated
+        deferred = self.deferred.get(self.start(original.annotation))
+        if deferred is None:
+            return updated
+        self.applied.add(deferred)
+        call = cst.Call(
+            func=cst.Attribute(value=cst.Name(ep.NAMESPACE), attr=cst.Name(ep.DEFERRED)),
+            args=[cst.Arg(cst.Lambda(params=cst.Parameters(), body=updated.annotation)),
+                  *(cst.Arg(cst.SimpleString(repr(name))) for name in deferred.names)])
+        return updated.with_changes(annotation=call)
 
     def leave_FunctionDef(self, original, updated):
         key = self.start(original)

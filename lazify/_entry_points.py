@@ -22,6 +22,7 @@ CHAIN = "__lazy_chain__"
 ANNOTATED = "__lazy_annotated__"
 ANNOTATIONS = "__lazy_annotations__"
 ANNOTATE = "__lazy_annotate__"
+DEFERRED = "__lazy_deferred__"
 GETATTR = "__lazy_getattr__"
 RESULT = "__lazy_result__"
 GLOBALS = "__lazy_globals__"
@@ -49,6 +50,7 @@ METHODS = {
     ANNOTATED: "lazy names, as a function's innermost decorator",
     ANNOTATIONS: "a class body's __annotations__, lazy names",
     ANNOTATE: "lazy names (3.14+), before a statement holding annotations",
+    DEFERRED: "a lambda returning an annotation's value, its lazy names (before 3.14)",
     GETATTR: "the parameter of the module's own def __getattr__",
     RESULT: "the parameter of the module's own def __getattr__",
     GLOBALS: "nothing: globals() in a function",

@@ -203,6 +203,10 @@ class ModuleFacts:
     #: (kind, span, function, key) per read of the module's namespace in a
     #: function (see :class:`lazify._plan.NamespaceRead`)
     namespace_reads: tuple
+    #: (span, (owner kind, owner span), imported names, ids of their Name nodes)
+    #: per annotation evaluated at import time that could be evaluated when its
+    #: owner's annotations are read (:class:`lazify._plan.DeferredAnnotation`)
+    evaluated_annotations: tuple = ()
 
 
 def gather(tree: ast.Module, *, module: str = "", is_package: bool = False, excluding=None,
@@ -238,6 +242,17 @@ def gather(tree: ast.Module, *, module: str = "", is_package: bool = False, excl
         if reads != _NOT_GLOBAL:
             global_loads.setdefault(load.name, []).append(load)
 
+    evaluated = []
+    for node, owner, loads, scope, class_index in annotations.evaluated:
+        names = {sub.id for sub in walk(node) if type(sub) is ast.Name}
+        imported = {load.name for load in loads}
+        # every name the module's (an import's) or the builtin one, read from
+        # the scope a lambda there would read it from: never a class attribute
+        if all(scopes.reads(load) == _GLOBAL for load in loads) and all(
+                name in imported or scopes.is_builtin(name, scope, class_index)
+                for name in names):
+            evaluated.append((_span(node), (owner[0], owner[1]), frozenset(imported),
+                              frozenset(id(load.node) for load in loads)))
     reads = namespace.resolve(scopes)
     sources = walker.docstring_sources
     return ModuleFacts(
@@ -255,7 +270,8 @@ def gather(tree: ast.Module, *, module: str = "", is_package: bool = False, excl
         exported=frozenset(walker.exported),
         doctest_names=frozenset(_doctest_names(sources) if sources else ()),
         owners=tuple(annotations.owners.values()), chain_after=tuple(walker.chain_after),
-        getattr_prologues=tuple(walker.getattr_prologues), namespace_reads=reads)
+        getattr_prologues=tuple(walker.getattr_prologues), namespace_reads=reads,
+        evaluated_annotations=tuple(evaluated))
 
 
 class _Scopes:
@@ -388,6 +404,10 @@ class _AnnotationFacts:
         self.owners = {}
         #: the owner whose annotations are being visited, or None
         self.owner = None
+        #: annotations evaluated where they are written (before 3.14, without
+        #: the __future__ import) that could be evaluated on read instead:
+        #: (annotation node, owner, loads, scope, class index)
+        self.evaluated = []
 
     def own(self, key, kind, span):
         """Make the owner ``key`` current; return the previous one."""
@@ -806,15 +826,27 @@ class _Walker:
         if annotations:
             for param in params:
                 if param.annotation is not None:
-                    self.annotation(param.annotation)
+                    self.annotation(param.annotation, deferrable=True)
         return [param.arg for param in params]
 
-    def annotation(self, node):
-        """An annotation: a load if evaluated now, else deferred names."""
+    def annotation(self, node, deferrable=False):
+        """An annotation: a load if evaluated now, else deferred names.
+
+        ``deferrable``: evaluated at import time into an owner's annotations dict
+        (a def's, a class body's), where the emitters can have it evaluated when
+        the dict is read instead, if it is :func:`_pure_annotation` and its names
+        allow (see :class:`lazify._plan.DeferredAnnotation`)."""
         if not self.annotations.deferred:
             outer, self.in_annotation = self.in_annotation, True
+            scopes = self.scopes
+            start = len(scopes.loads)
             self.visit(node)
             self.in_annotation = outer
+            scope = scopes.current
+            if deferrable and self.annotations.owner is not None and scope.at_import \
+                    and not self.in_main and _pure_annotation(node):
+                self.annotations.evaluated.append(
+                    (node, self.annotations.owner, scopes.loads[start:], scope, scope.stmt_index))
             # String parts are still evaluated later by get_type_hints.
             for sub in walk(node):
                 if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
@@ -847,7 +879,7 @@ class _Walker:
         outer = self.annotations.own(id(node), "def", _span(node))
         params = self._arguments(node.args, annotations=True)
         if node.returns is not None:
-            self.annotation(node.returns)
+            self.annotation(node.returns, deferrable=True)
         self.annotations.owner = outer
         self._type_params(node)
         self.bind(node.name, node.lineno)
@@ -961,7 +993,8 @@ class _Walker:
             outer = annotations.own(id(scope.node), "class", _span(node))
         else:
             outer, annotations.owner = annotations.owner, None
-        self.annotation(node.annotation)
+        self.annotation(node.annotation,
+                        deferrable=scope.kind == _CLASS and scope.direct and node.simple)
         annotations.owner = outer
 
     def visit_TemplateStr(self, node):
@@ -1175,6 +1208,20 @@ def _looks_generic(node) -> bool:
     name = _last_name(node)
     return name is not None and (
         (name[:1].isupper() and not name.isupper()) or name in _BUILTIN_GENERICS)
+
+
+#: what an annotation evaluated later must consist of: names, attributes,
+#: subscripts, constants, tuples, lists and ``|``, whose evaluation reads
+#: nothing but the names it holds (no calls, no walrus, no comprehension)
+_PURE_ANNOTATION = frozenset({ast.Name, ast.Attribute, ast.Subscript, ast.Constant, ast.Tuple,
+                              ast.List, ast.BinOp, ast.BitOr, ast.Load})
+
+
+def _pure_annotation(node) -> bool:
+    """Whether the annotation ``node`` gives the same value evaluated later, as long as
+    the names it reads keep their values (:data:`_PURE_ANNOTATION`)."""
+    return all(type(sub) in _PURE_ANNOTATION for sub in walk(node)) and any(
+        type(sub) is ast.Name for sub in walk(node))
 
 
 def _is_globals_call(node) -> bool:

@@ -254,14 +254,30 @@ def _target(state, entry):
     return target
 
 
+def _aims_at(state, entry, fullname, below):
+    """Whether a pending entry imports ``fullname`` or a module below it: for
+    ``import a.b`` and ``import a.c`` binding ``a``, any of them (httpie's
+    ``import pygments.formatters, ..., pygments.token``)."""
+    if entry.kind == _TOP:
+        return any(module == fullname or module.startswith(below)
+                   for module in entry.submodules)
+    target = _target(state, entry)
+    return target is not None and (target == fullname or target.startswith(below))
+
+
 def _catch_up(fullname, found, all_pending):
     """Resolve pending imports as an eager program would have run them, until
     ``found()``: first those aimed at ``fullname`` or below, then, if
-    ``all_pending``, the rest (any of them may load it in turn, through other
-    packages: httpie's ``pygments.token``).  An import that fails here is not
-    tried again by a later catch-up."""
-    below = fullname + "."
-    for aimed in (True, False) if all_pending else (True,):
+    ``all_pending``, those aimed at its package's other modules (a package's
+    modules import each other: httpie's ``pygments.formatter``, which
+    ``pygments.formatters.terminal`` imports), then the rest (any of them may
+    load it in turn, through other packages).  An import that fails here is
+    not tried again by a later catch-up."""
+    aims = [fullname]
+    if all_pending:
+        aims += [fullname.rpartition(".")[0], None]
+    for aim in aims:
+        below = f"{aim}."
         progress = True
         while progress and not found():
             progress = False
@@ -270,11 +286,8 @@ def _catch_up(fullname, found, all_pending):
                     entry = state.pending.get(name)
                     if entry is None or name in state.namespace or entry in _failed_catch_up:
                         continue
-                    if aimed:
-                        target = _target(state, entry)
-                        if target is None or not (target == fullname
-                                                  or target.startswith(below)):
-                            continue
+                    if aim is not None and not _aims_at(state, entry, aim, below):
+                        continue
                     try:
                         state.resolve(name)
                     except Exception:
@@ -892,22 +905,27 @@ class _Annotations(dict):
     ``__getitem__`` instead of copying the storage directly.
     """
 
-    __slots__ = ("_lazify_state", "_lazify_names")
+    __slots__ = ("_lazify_state", "_lazify_names", "_lazify_deferred")
 
     def _lazify_resolve(self):
         names = self._lazify_names
-        if not names:
-            return
-        self._lazify_names = ()      # a read from inside the import: no loop
-        state = self._lazify_state
-        namespace = state.namespace
-        for index, name in enumerate(names):
-            if name in state.pending and name not in namespace:
-                try:
-                    state.resolve(name)
-                except BaseException:
-                    self._lazify_names = names[index:]
-                    raise
+        if names:
+            self._lazify_names = ()      # a read from inside the import: no loop
+            state = self._lazify_state
+            namespace = state.namespace
+            for index, name in enumerate(names):
+                if name in state.pending and name not in namespace:
+                    try:
+                        state.resolve(name)
+                    except BaseException:
+                        self._lazify_names = names[index:]
+                        raise
+        if self._lazify_deferred:
+            # annotations evaluated on read (before 3.14): until all are, every
+            # reader (another thread's too) evaluates what is left; a failure
+            # leaves it for the next read
+            _evaluate_deferred(self)
+            self._lazify_deferred = False
 
     def __iter__(self):
         return dict.__iter__(self)
@@ -956,16 +974,39 @@ class _Annotations(dict):
         self._lazify_resolve()
         return dict, (dict(dict.items(self)),)
 
+    # annotations evaluated on read (_Deferred values) show their values
+    def __repr__(self):
+        self._lazify_resolve()
+        return dict.__repr__(self)
+
+    def __eq__(self, other):
+        self._lazify_resolve()
+        if isinstance(other, _Annotations):
+            other._lazify_resolve()
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other):
+        self._lazify_resolve()
+        if isinstance(other, _Annotations):
+            other._lazify_resolve()
+        return dict.__ne__(self, other)
+
+    __hash__ = None
+
 
 def _annotations(state, ann, names):
-    """``ann`` itself when all ``names`` are bound already, else a copy that
-    imports them when read."""
+    """``ann`` itself when all ``names`` are bound already (its annotations
+    evaluated on read evaluated now), else a copy that imports them when read."""
     namespace = state.namespace
-    if type(ann) is not dict or all(name in namespace for name in names):
+    if type(ann) is not dict:
+        return ann
+    if all(name in namespace for name in names):
+        _evaluate_deferred(ann)
         return ann
     wrapped = _Annotations(ann)
     wrapped._lazify_state = state
     wrapped._lazify_names = names
+    wrapped._lazify_deferred = True
     return wrapped
 
 
@@ -1160,6 +1201,9 @@ class _Namespace(_NamespaceBase):
         def decorate(func):
             namespace = state.namespace
             if all(name in namespace for name in names):
+                if _deferred_made[0]:
+                    # bound since an annotation of it was deferred
+                    _evaluate_deferred(getattr(func, "__annotations__", None))
                 return func
             try:
                 annotate = getattr(func, "__annotate__", None)
@@ -1326,3 +1370,46 @@ def resolve_pending(namespace) -> None:
     state = _state_of(namespace)
     if state is not None:
         state.resolve_all()
+
+
+# ---------------------------------------------------------------------------
+# Annotations evaluated on read (before 3.14): _plan.DeferredAnnotation.
+
+class _Deferred:
+    """The value an annotation gets where it is written while a lazy name it
+    reads is pending: its owner's annotations dict (:class:`_Annotations`)
+    replaces it by the annotation's value before any value is read."""
+
+    __slots__ = ("thunk",)
+
+
+#: whether any annotation was deferred in this process (the decorator of a
+#: def whose names are all bound looks for them only then)
+_deferred_made = [False]
+
+
+def _evaluate_deferred(ann):
+    """Replace each deferred annotation in the dict ``ann`` by its value."""
+    if type(ann) is not dict and not isinstance(ann, _Annotations):
+        return
+    for key, value in list(dict.items(ann)):
+        if type(value) is _Deferred and dict.get(ann, key) is value:
+            dict.__setitem__(ann, key, value.thunk())
+
+
+def __lazy_deferred__(self, thunk, *names):
+    """An annotation written ``E``, compiled as ``__lazy__.__lazy_deferred__(lambda:
+    E, *names)``: its value when ``names`` are all bound, else a placeholder the
+    owner's annotations dict evaluates when read."""
+    namespace = self.__lazify_state__.namespace
+    for name in names:
+        if name not in namespace:
+            deferred = _Deferred()
+            deferred.thunk = thunk
+            _deferred_made[0] = True
+            return deferred
+    return thunk()
+
+
+_Namespace.__lazy_deferred__ = __lazy_deferred__
+del __lazy_deferred__

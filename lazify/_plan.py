@@ -15,7 +15,7 @@ from ._facts import ModuleFacts, Span, _span, exclusive, gather, has_docstring
 from ._reasons import Reason
 from ._record import record
 
-__all__ = ["AnnotationOwner", "EmitError", "GetattrPrologue", "ImportSite", "ImportedName",
+__all__ = ["AnnotationOwner", "DeferredAnnotation", "EmitError", "GetattrPrologue", "ImportSite", "ImportedName",
            "NamespaceRead", "Plan", "Reference", "TemplateString", "check_applied", "plan_module",
            "resolve_module"]
 
@@ -149,6 +149,29 @@ class AnnotationOwner:
 
 
 @record
+class DeferredAnnotation:
+    """An annotation evaluated where it is written (before 3.14, without ``from
+    __future__ import annotations``) that reads lazy names: evaluated when its
+    owner's annotations are read instead, as 3.14 does (PEP 649).
+
+    The emitters replace the annotation ``E`` by ``__lazy__.__lazy_deferred__(lambda:
+    E, *names)``: ``E`` itself when every name is bound already, else a
+    placeholder that the owner's annotations dict (a def's innermost decorator, a
+    class body's ``__annotations__`` statement, :class:`AnnotationOwner`) replaces
+    by ``E``'s value before anything reads a value.  Only an annotation of a def or
+    a class body run at import time, made of names, attributes, subscripts,
+    constants, tuples, lists and ``|``, whose names are lazy imports, imports never
+    bound otherwise, or builtins, all read as the module's (the lambda reads them
+    from there): it gives the value it gives where it is written.
+    """
+
+    #: the annotation expression
+    span: Span
+    #: the lazy names it reads, sorted
+    names: tuple[str, ...]
+
+
+@record
 class TemplateString:
     """A t-string (PEP 750, 3.14+) whose interpolations read lazy globals.
 
@@ -250,6 +273,8 @@ class Plan:
     #: "rewrite" (registrations and routed reads) or "native" (3.15+: the lazy
     #: names' statements become PEP 810 ``lazy`` statements, nothing else)
     mechanism: str = "rewrite"
+    #: annotations evaluated when their owner's annotations are read (before 3.14)
+    deferred_annotations: tuple[DeferredAnnotation, ...] = ()
 
     def edits(self) -> tuple:
         """Every item an emitter must apply: what :func:`check_applied` checks."""
@@ -259,7 +284,7 @@ class Plan:
             return tuple(s for s in self.imports if s.any_lazy)
         return (*self.references, *(s for s in self.imports if s.rewritten), *self.chain_after,
                 *self.annotation_owners, *self.getattr_prologues, *self.templates,
-                *self.namespace_reads)
+                *self.namespace_reads, *self.deferred_annotations)
 
     @property
     def lazy_names(self) -> frozenset[str]:
@@ -349,6 +374,11 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
     imports = tuple(_verdicts(facts, site, readers, native) for site in facts.sites)
     lazy_names = frozenset(n.name for site in imports for n in site.names
                            if n.lazy and not n.explicit)
+    deferred, deferred_loads = ((), frozenset()) if native else _deferred(facts, imports, lazy_names)
+    if deferred_loads:
+        # their reads no longer run at import time (the verdicts stay the same)
+        imports = tuple(_verdicts(facts, site, readers, native, deferred_loads)
+                        for site in facts.sites)
     header_index, header_after_line = _header_position(tree)
     if native:
         if is_package and submodules is not None:
@@ -364,8 +394,9 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
     for name in sorted(lazy_names):
         for ld in facts.global_loads.get(name, ()):
             if ld.template is None:
-                references.append(
-                    Reference(name=ld.name, span=_span(ld.node), at_import=ld.at_import))
+                references.append(Reference(
+                    name=ld.name, span=_span(ld.node),
+                    at_import=ld.at_import and id(ld.node) not in deferred_loads))
             else:
                 templates.setdefault(ld.template, set()).add(name)
     unconditional = {bound for site in facts.sites if not site.in_block
@@ -379,8 +410,13 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
         return Plan(module=module, is_package=is_package, imports=imports, references=(),
                     chain_after=(), header_index=header_index,
                     header_after_line=header_after_line, rewrite=False)
-    owners = [AnnotationOwner(kind=kind, span=span, names=tuple(sorted(mentioned & lazy_names)))
-              for kind, span, mentioned in facts.owners if mentioned & lazy_names]
+    by_owner = {}
+    for owner, item in deferred:
+        by_owner.setdefault(owner, set()).update(item.names)
+    owners = [AnnotationOwner(kind=kind, span=span, names=tuple(sorted(
+        (mentioned & lazy_names) | by_owner.get((kind, span), set()))))
+        for kind, span, mentioned in facts.owners
+        if mentioned & lazy_names or (kind, span) in by_owner]
     return Plan(
         module=module, is_package=is_package, imports=imports,
         references=tuple(sorted(references, key=lambda ref: ref.span)),
@@ -392,7 +428,33 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
                                 for span, param, doc in facts.getattr_prologues),
         templates=tuple(TemplateString(span=span, names=tuple(sorted(names)))
                         for span, names in sorted(templates.items())),
-        namespace_reads=reads if lazy_names else ())
+        namespace_reads=reads if lazy_names else (),
+        deferred_annotations=tuple(sorted((item for _owner, item in deferred),
+                                          key=lambda item: item.span)))
+
+
+def _deferred(facts: ModuleFacts, imports, lazy_names) -> tuple:
+    """The annotations evaluated at import time that the emitters have evaluated on
+    read instead (:class:`DeferredAnnotation`): ``((owner key, item), ...)`` and the
+    ids of the Name nodes they read."""
+    if not facts.evaluated_annotations:
+        return (), frozenset()
+    unconditional = {bound for site in facts.sites if not site.in_block
+                     for bound, _imported, _asname, _sig in site.bindings}
+    # names that keep their value: lazy names registered unconditionally, eager
+    # imports bound nowhere else
+    stable = {n.name for fact, site in zip(facts.sites, imports) for n in site.names
+              if n.name in unconditional and not n.explicit
+              and n.name not in facts.module_rebinds and n.name not in facts.multiply_bound
+              and (n.lazy or fact.context is None)}
+    items = []
+    loads = set()
+    for span, owner, names, node_ids in facts.evaluated_annotations:
+        lazy = names & lazy_names
+        if lazy and names <= stable and not (lazy & _BUILTIN_NAMES):
+            items.append((owner, DeferredAnnotation(span=span, names=tuple(sorted(lazy)))))
+            loads.update(node_ids)
+    return tuple(items), frozenset(loads)
 
 
 def _replaced(item, **changes):
@@ -476,8 +538,11 @@ def _readers(reads) -> tuple:
     return readers_all, readers_of
 
 
-def _verdicts(facts: ModuleFacts, site, readers, native=False) -> ImportSite:
-    """The import statement ``site`` with a verdict for each name it binds."""
+def _verdicts(facts: ModuleFacts, site, readers, native=False,
+              deferred_loads=frozenset()) -> ImportSite:
+    """The import statement ``site`` with a verdict for each name it binds
+    (``deferred_loads``: ids of Name nodes in deferred annotations, which do not
+    run at import time)."""
     node = site.node
     is_from = isinstance(node, ast.ImportFrom)
     # PEP 810 (3.15+): the interpreter defers it whatever lazify would say
@@ -501,7 +566,8 @@ def _verdicts(facts: ModuleFacts, site, readers, native=False) -> ImportSite:
             reason = Reason.DYNAMIC_NAMESPACE
         lazy = reason is None
         loads = facts.global_loads.get(bound, ()) if lazy else ()
-        at_import = [ld.node.lineno for ld in loads if ld.at_import]
+        at_import = [ld.node.lineno for ld in loads
+                     if ld.at_import and id(ld.node) not in deferred_loads]
         resolved_by = ()
         if lazy and not explicit and not native and (readers_all or bound in readers_of):
             resolved_by = tuple(sorted(
@@ -512,7 +578,8 @@ def _verdicts(facts: ModuleFacts, site, readers, native=False) -> ImportSite:
             reason=reason, used_at_import=min(at_import) if at_import else None,
             unused=lazy and unused and not resolved_by,
             in_annotations=lazy and not explicit and not native
-            and bound in facts.annotation_names,
+            and (bound in facts.annotation_names
+                 or any(id(ld.node) in deferred_loads for ld in loads)),
             explicit=explicit, resolved_by=resolved_by))
     return ImportSite(
         span=_span(node), kind="from" if is_from else "import",

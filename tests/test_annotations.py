@@ -230,19 +230,18 @@ def test_every_reader_sees_what_plain_python_sees(tmp_path, future):
         step, _, loaded = line.rpartition(" [")
         steps[step] = "[" + loaded
     everything = repr(sorted(WATCHED))
-    if future:
+    if not PEP649 or future:
         # The dataclass, the NamedTuple and the TypedDict read their annotations while
         # the module is imported; a module-level annotation (default: Fraction) and one
         # in a block of a class body (if True: c: TextWrapper) keep their names eager.
+        # (3.10-3.13 evaluate annotations where they are written: those of defs and
+        # class bodies, such as Plain's shlex.shlex, are evaluated on read instead.)
         assert steps["imported"] == "['calendar', 'difflib', 'fractions', 'pprint', 'textwrap']"
-    elif PEP649:
+    else:
         # The same, and the module's and Plain's __annotate__ import on read.
         assert steps["imported"] == "['calendar', 'difflib', 'pprint']"
         # STRING asks the compiler's __annotate__ for text: it imports nothing.
         assert steps["after STRING"] == steps["imported"]
-    else:
-        # 3.10-3.13 evaluate annotations where they are written.
-        assert steps["imported"] == everything
     if PEP649:
         assert steps["after FORWARDREF"] == everything
     assert steps["read"] == everything
@@ -332,6 +331,133 @@ def test_every_way_to_read_the_dict_sees_the_imports(tmp_path):
     plain, lazy = run_both(tmp_path, main)
     assert lazy == plain
     assert "pickle ['p', 'return', 'w']" in lazy
+
+
+EVALUATED = {
+    "evaluated.py": """
+        import functools
+        import typing
+        from difflib import Differ
+        from pprint import PrettyPrinter
+        import textwrap
+        import shlex
+
+
+        def func(d: Differ, n: int = 0, *a: typing.Optional[shlex.shlex]) -> list[PrettyPrinter]:
+            return []
+
+
+        class Plain:
+            name: str = "x"
+            printer: PrettyPrinter | None = None
+            wrapper: textwrap.TextWrapper
+
+            def method(self, d: Differ) -> "PrettyPrinter":
+                return None
+
+
+        @functools.wraps(func)
+        def wrapper(*args):
+            return func(*args)
+    """,
+}
+
+
+@pytest.mark.parametrize("way", [
+    "repr(ann)", "str(ann)", "ann == dict(ann)", "ann != {}", "dict(ann)", "{**ann}",
+    "ann.copy()", "copy.copy(ann)", "copy.deepcopy(ann)", "pickle.loads(pickle.dumps(ann))",
+    "list(ann.values())", "list(ann.items())", "[ann[k] for k in ann]",
+    "[ann.get(k) for k in ann]", "ann | {}", "{} | ann", "json.dumps(ann, default=repr)",
+    "typing.get_type_hints(OWNER)", "inspect.get_annotations(OWNER)",
+    "inspect.signature(OWNER) if callable(OWNER) and not isinstance(OWNER, type) else 0",
+    "[(k, ann.pop(k)) for k in list(ann)]", "ann.setdefault('n')", "ann.update(x=1) or ann",
+])
+def test_annotations_evaluated_on_read_first_read(tmp_path, way):
+    """Annotations evaluated where they are written (before 3.14; on 3.14+ PEP 649 does
+    it): lazify evaluates those of defs and class bodies when the dict is read instead.
+    Whatever reads the dict first sees what plain Python had; keys need nothing."""
+    main = f"""
+        import copy, inspect, json, pickle, sys, typing
+        import evaluated
+        for OWNER in (evaluated.func, evaluated.Plain, evaluated.Plain.method, evaluated.wrapper):
+            ann = OWNER.__annotations__
+            print(sorted(ann), len(ann), "d" in ann)
+            print({_loaded()}, file=sys.stderr)
+            print({way})
+            print(OWNER.__annotations__)
+    """
+    write_tree(tmp_path, {**EVALUATED, "main.py": main})
+    plain = run_python(["main.py"], cwd=tmp_path, check=True)
+    lazy = run_python(["-m", "lazify", "run", "main.py"], cwd=tmp_path, check=True)
+    assert lazy.stdout == plain.stdout
+    assert lazy.stdout.splitlines()[0] == "['a', 'd', 'n', 'return'] 4 True"
+    if not PEP649:
+        # keys, length and membership import nothing (on 3.14+ reading
+        # __annotations__ calls __annotate__, which evaluates them all)
+        assert lazy.stderr.splitlines()[0] == "[]", lazy.stderr
+
+
+def test_annotations_evaluated_on_read_in_class_body_and_singledispatch(tmp_path):
+    files = {
+        "disp.py": """
+            import functools
+            import sys
+            import typing
+            from decimal import Decimal
+            from fractions import Fraction
+
+
+            @functools.singledispatch
+            def show(x):
+                return "object"
+
+
+            @show.register
+            def _(x: Decimal) -> str:
+                return "decimal"
+
+
+            class Record(typing.NamedTuple):
+                amount: Fraction
+                note: typing.Optional[str] = None
+
+
+            class Body:
+                value: Fraction = None
+                if sys.version_info < (3, 14):   # 3.14: no __annotations__ in the body
+                    keys = sorted(__annotations__)
+                    seen = repr(__annotations__)
+                else:
+                    keys = seen = None
+        """,
+    }
+    main = """
+        import sys
+        import disp
+        from decimal import Decimal
+        print(disp.show(Decimal(1)), disp.show(1))
+        print(disp.Record.__annotations__, disp.Record(1))
+        print(disp.Body.keys, disp.Body.seen)
+    """
+    plain, lazy = run_both(tmp_path, main, files)
+    assert lazy == plain
+    assert "decimal object" in lazy
+
+
+@pytest.mark.skipif(PEP649, reason="before 3.14: annotations evaluated where written")
+def test_annotation_evaluated_on_read_while_another_reader_imports(tmp_path):
+    """A second thread reading while the first one imports the names (the dict's names
+    already taken) evaluates the annotation itself: never lazify's placeholder."""
+    main = """
+        import evaluated
+        ann = evaluated.func.__annotations__
+        ann._lazify_names = ()          # what another thread's first read leaves meanwhile
+        print(ann["d"], ann["return"], repr(ann) == repr(dict(ann)))
+    """
+    plain = "<class 'difflib.Differ'> list[pprint.PrettyPrinter] True\n"
+    write_tree(tmp_path, {**EVALUATED, "main.py": main})
+    lazy = run_python(["-m", "lazify", "run", "main.py"], cwd=tmp_path, check=True)
+    assert lazy.stdout == plain
 
 
 def test_metaclass_evaluating_at_class_creation(tmp_path):

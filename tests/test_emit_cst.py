@@ -100,7 +100,9 @@ def test_fixture_keeps_line_numbers(case):
     # it, the prologue of a module's own ``def __getattr__``, and the annotations
     # decorator of a decorated def (an undecorated one takes the blank line above it).
     growth = {"header_comments_compound_first": 1, "chain_after_def": 1, "annotation_owners": 1,
-              "getattr_assigned_then_def": 1}
+              "getattr_assigned_then_def": 1,
+              # 3.14+: the decorators of the undecorated defs in a def and an if
+              "annotations_deferred": 2 if sys.version_info >= (3, 14) else 0}
     assert len(got.splitlines()) == len(data.splitlines()) + growth.get(case, 0)
 
 

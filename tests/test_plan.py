@@ -125,6 +125,8 @@ def render(plan) -> str:
         lines.append(f"annotated {owner.kind} {owner.span[0]}:{owner.span[1]} {' '.join(owner.names)}")
     for template in plan.templates:
         lines.append(f"template {template.span[0]}:{template.span[1]} {' '.join(template.names)}")
+    for deferred in plan.deferred_annotations:
+        lines.append(f"deferred {deferred.span[0]}:{deferred.span[1]} {' '.join(deferred.names)}")
     for read in plan.namespace_reads:
         key = "" if read.key is None else f" key={read.key}"
         lines.append(f"read {read.kind} {read.span[0]}:{read.span[1]} {read.function}{key}")

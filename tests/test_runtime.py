@@ -302,6 +302,56 @@ def test_package_submodule_loaded_by_a_deferred_import(tmp_path):
     assert lazy_output(tmp_path, files).splitlines() == ["token"]
 
 
+def test_package_submodule_catch_up_finds_a_dotted_import_group(tmp_path):
+    # httpie's colors module: `import pygments.formatters` ... `import
+    # pygments.token` all bind `pygments`; a module reading `pygments.token`
+    # at import time gets it from that pending group, and no unrelated
+    # pending import of the process runs for it
+    files = {
+        "tool/__init__.py": "",
+        "tool/token.py": "KIND = 'token'\n",
+        "tool/lexers.py": "LEXER = 'lexer'\n",
+        "heavy.py": "print('heavy executed')\n",
+        "app/__init__.py": "",
+        "app/early.py": "import heavy\ndef use():\n    return heavy\n",
+        "app/colors.py": "import tool.lexers\nimport tool.token\ndef f():\n    return tool\n",
+        "app/meta.py": "import tool\nKIND = tool.token.KIND\n",
+        "main.py": """
+            import sys
+            from app import early, colors
+            early.use, colors.f
+            from app import meta
+            print(meta.KIND, "heavy" in sys.modules, "tool.lexers" in sys.modules)
+        """,
+    }
+    assert lazy_output(tmp_path, files).splitlines() == ["token False True"]
+
+
+def test_package_submodule_catch_up_tries_the_package_s_own_imports_first(tmp_path):
+    # httpie: `pygments.formatter` in an annotation (evaluated at the def before
+    # 3.14), which `pygments.formatters.terminal`, pending in another module,
+    # imports: that import runs before the unrelated pending ones
+    files = {
+        "tool/__init__.py": "",
+        "tool/formatter.py": "BASE = 'formatter'\n",
+        "tool/formatters/__init__.py": "",
+        "tool/formatters/terminal.py": "from tool.formatter import BASE\nTERM = 'terminal'\n",
+        "heavy.py": "print('heavy executed')\n",
+        "app/__init__.py": "",
+        "app/early.py": "import heavy\ndef use():\n    return heavy\n",
+        "app/colors.py": "from tool.formatters.terminal import TERM\ndef f():\n    return TERM\n",
+        "app/meta.py": "import tool\nKIND = tool.formatter.BASE\n",
+        "main.py": """
+            import sys
+            from app import early, colors
+            early.use, colors.f
+            from app import meta
+            print(meta.KIND, "heavy" in sys.modules, "tool.formatters.terminal" in sys.modules)
+        """,
+    }
+    assert lazy_output(tmp_path, files).splitlines() == ["formatter False True"]
+
+
 def test_eager_from_import_sets_package_attribute(tmp_path):
     files = {
         "pkg/__init__.py": "from .sub import thing\n",

@@ -3,6 +3,14 @@
 
     python3 tests/benchmarks/startup/moddiff.py --python /opt/sid-python/3.15/bin/python3
     python3 tests/benchmarks/startup/moddiff.py --report tests/benchmarks/startup/module-differences-3.15.json
+    python3 tests/benchmarks/startup/moddiff.py --python python3 \
+        --base-python /opt/sid-python/3.15/bin/python3 --impls plain,lazify
+
+With ``--base-python`` the native run comes from that Python's benchmark venv
+(3.15+) and lazify's from ``--python``'s (the rewrite, on 3.10-3.14): what
+lazify on an older Python loads beyond the interpreter's own global mode.
+Standard-library modules that exist on only one of the two Pythons are set
+apart (``stdlib-version``) and not counted.
 
 Needs the benchmark venv of that Python (``run.py --python ... --check-only``
 makes it).  For every tool of the corpus it runs the tool's benchmark command
@@ -58,7 +66,10 @@ in the lazify run: frames of importlib and of lazify's runtime
   registered, where native imports the one bound last and leaves the others
   pending on the package: ``dotted-import-siblings``.  Otherwise
   ``used-at-import`` when the site is module-level code (a base class, a
-  decorator, a module-level call), ``used-in-call`` in a function; the
+  decorator, a module-level call), ``used-at-import:annotation`` when the
+  name is read by an annotation on the site's line (evaluated where it is
+  written before 3.14, deferred by PEP 649 after: what a comparison with
+  3.15 shows), ``used-in-call`` in a function; the
   registering statement is looked up with ``lazify check --format json`` on
   the importer's file (its ``used_at_import`` field);
 - an import statement ran at the site: ``eager:<reason>`` when ``lazify
@@ -79,6 +90,8 @@ in the report: the own ones are what lazify could still remove.
 from __future__ import annotations
 
 import argparse
+import ast
+import functools
 import json
 import linecache
 import subprocess
@@ -138,7 +151,7 @@ def _lzbench_dump(path=os.environ["LZBENCH_TRACE_OUT"], sys=sys):
     lazify = None
     hook = sys.modules.get("lazify._hook")
     if hook is not None:
-        rt = sys.modules.get("lazify._importlib_bootstrap")
+        rt = sys.modules.get("lazify._mode") or sys.modules.get("lazify._importlib_bootstrap")
         lazify = {"plain": sorted(hook._PLAIN or hook.MACHINERY),
                   "excluded": sorted(n for n in modules if rt is not None and rt.is_excluded(n)),
                   "stats": dict(hook.stats)}
@@ -154,6 +167,37 @@ _impl = os.path.join(os.environ["LZBENCH_IMPL_DIR"], "sitecustomize.py")
 with open(_impl) as _f:
     exec(compile(_f.read(), _impl, "exec"), {"__name__": "sitecustomize", "__file__": _impl})
 '''
+
+
+STDLIB_NAMES = r'''
+import os, sys, sysconfig, json
+names = set(sys.builtin_module_names) | set(getattr(sys, "stdlib_module_names", ()))
+paths = sysconfig.get_paths()
+for root in {paths["stdlib"], paths["platstdlib"]}:
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel = os.path.relpath(dirpath, root)
+        parts = [] if rel == "." else rel.split(os.sep)
+        if parts[:1] == ["lib-dynload"]:
+            parts = parts[1:]
+        elif parts and (parts[0] in ("site-packages", "dist-packages", "test", "idlelib")
+                        or "-" in parts[0] or "__pycache__" in parts):
+            dirnames[:] = []
+            continue
+        for f in filenames:
+            if f.endswith((".py", ".so")):
+                stem = f.split(".")[0]
+                names.add(".".join(parts + ([] if stem == "__init__" else [stem])))
+print(json.dumps({"names": sorted(n for n in names if n),
+                  "stdlib": [paths["stdlib"], paths["platstdlib"]]}))
+'''
+
+
+def stdlib_names(python):
+    """(module names of a Python's standard library, its stdlib directories)."""
+    out = subprocess.run([str(python), "-I", "-S", "-c", STDLIB_NAMES], capture_output=True,
+                         text=True, check=True).stdout
+    data = json.loads(out)
+    return set(data["names"]), tuple(d.rstrip("/") + "/" for d in data["stdlib"])
 
 
 def log(*args):
@@ -260,12 +304,41 @@ def statements_at(imports, line):
     return at
 
 
-def attribute(tool, traces, checks_by_file, base="native"):
-    """Attribute every module of lazify's run missing from ``base``'s run."""
+@functools.lru_cache(maxsize=None)
+def annotation_names(filename):
+    """line -> the names read by the annotations (of parameters, returns, annotated
+    assignments) that span that line, in the source file ``filename``."""
+    try:
+        tree = ast.parse(Path(filename).read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    lines = defaultdict(set)
+
+    def add(node):
+        if node is None:
+            return
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        for ln in range(node.lineno, node.end_lineno + 1):
+            lines[ln].update(names)
+
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg):
+                if arg is not None:
+                    add(arg.annotation)
+            add(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            add(node.annotation)
+    return dict(lines)
+
+
+def attribute(tool, traces, checks_by_file, base="native", skip=frozenset()):
+    """Attribute every module of lazify's run missing from ``base``'s run (but those in ``skip``)."""
     lz = traces["lazify"]
     nat = traces[base]
     lz_mods, nat_mods = lz["modules"], nat["modules"]
-    diff = [m for m in lz_mods if m not in nat_mods]
+    diff = [m for m in lz_mods if m not in nat_mods and m not in skip]
     pre = set(lz["pre"])
     plain = set(lz["lazify"]["plain"]) if lz["lazify"] else set()
     excluded = set(lz["lazify"]["excluded"]) if lz["lazify"] else set()
@@ -291,6 +364,11 @@ def attribute(tool, traces, checks_by_file, base="native"):
     def info(m):
         """cause, where, statement, rule detail, use site, callers of M's own import."""
         ev = events.get(m)
+        if m == "lazify" or m.startswith("lazify."):
+            # lazify's own modules, wherever they are first imported (the runtime:
+            # by the header of the first rewritten module)
+            return {"cause": "lazify-own", "importer": None, "parent": None,
+                    "where": f"{m} (lazify's own)"}
         if ev is None:
             # put in sys.modules by another module (importlib._bootstrap by
             # importlib): part of its package's subtree
@@ -334,7 +412,7 @@ def attribute(tool, traces, checks_by_file, base="native"):
             entry["cause"] = "not-rewritten:before-sitecustomize"
             return entry
         top = (importer or "").partition(".")[0]
-        if top in plain:
+        if top in plain and lz_mods.get(importer, [None, None])[1] != "LazifyLoader":
             entry["cause"] = "not-rewritten:plain-modules"
             return entry
         if importer in excluded:
@@ -382,8 +460,14 @@ def attribute(tool, traces, checks_by_file, base="native"):
                 entry["used_at_import"] = reg["used_at_import"]
             if dotted:
                 entry["cause"] = "dotted-import-siblings"
+            elif optimized:
+                entry["cause"] = "used-in-call"
+            elif reg and reg["name"] in annotation_names(filename).get(line, ()):
+                # an annotation evaluated where it is written (before 3.14,
+                # without the __future__ import); PEP 649 defers it on 3.14+
+                entry["cause"] = "used-at-import:annotation"
             else:
-                entry["cause"] = "used-at-import" if not optimized else "used-in-call"
+                entry["cause"] = "used-at-import"
             return entry
         if optimized:
             entry["cause"] = "function"
@@ -442,7 +526,8 @@ def group(own, roots):
 def markdown(res, top=25):
     out = []
     meta = res["meta"]
-    out.append(f"Module differences, Python {meta['python']}, lazify at {meta['lazify_commit']}"
+    versus = f" (native: Python {meta['base_python']})" if meta.get("base_python") else ""
+    out.append(f"Module differences, Python {meta['python']}{versus}, lazify at {meta['lazify_commit']}"
                f"{' (dirty)' if meta['lazify_dirty'] else ''}, {meta['date']}: modules in sys.modules at exit "
                f"of one traced run (warm caches). lazify−native: loaded by lazify, not by native "
                f"(sitecustomize `sys.set_lazy_imports(\"all\")`); native−lazify the converse.")
@@ -524,6 +609,13 @@ def main(argv=None):
     ap.add_argument("--workdir", type=Path, default=None, help="run.py's workdir for that Python")
     ap.add_argument("--tools", default=None)
     ap.add_argument("--base", default="native", help="the native run compared with (native or native_x)")
+    ap.add_argument("--base-python", default=None,
+                    help="take the native run from this Python's benchmark venv (3.15+), "
+                         "lazify's from --python's")
+    ap.add_argument("--base-workdir", type=Path, default=None, help="run.py's workdir for --base-python")
+    ap.add_argument("--impls", default=None,
+                    help=f"comma-separated subset of {','.join(IMPLS)} to trace with --python "
+                         "(default: those available; with --base-python: plain,lazify)")
     ap.add_argument("--out", type=Path, default=None,
                     help="JSON (default: module-differences-X.Y.json next to this script)")
     ap.add_argument("--top", type=int, default=25)
@@ -539,41 +631,70 @@ def main(argv=None):
     if not venv.exists():
         ap.error(f"no benchmark venv in {workdir}: run run.py --python {args.python} --check-only first")
     out_path = args.out or bench.HERE / f"module-differences-{version}.json"
-    impls = [i for i in IMPLS if i not in bench.unavailable_impls(venv, IMPLS)]
-    if "lazify" not in impls or args.base not in impls:
+    wanted = args.impls.split(",") if args.impls else (
+        ["plain", "lazify"] if args.base_python else IMPLS)
+    impls = [i for i in wanted if i not in bench.unavailable_impls(venv, wanted)]
+    base_venv = base_workdir = None
+    if args.base_python:
+        base_python = bench.shutil.which(args.base_python) or args.base_python
+        base_workdir = (args.base_workdir or bench.default_workdir(bench.python_version(base_python))).resolve()
+        base_venv = base_workdir / "venv"
+        if not base_venv.exists():
+            ap.error(f"no benchmark venv in {base_workdir}: run run.py --python {args.base_python} "
+                     "--check-only first")
+        if bench.unavailable_impls(base_venv, [args.base]):
+            ap.error(f"{args.base} is not available with {args.base_python}")
+        if "lazify" not in impls:
+            ap.error(f"needs lazify in the venv of {args.python}; available: {impls}")
+    elif "lazify" not in impls or args.base not in impls:
         ap.error(f"needs lazify and {args.base} in the venv; available: {impls}")
     tools = [t for t in (args.tools.split(",") if args.tools else bench.TOOLS)
-             if (venv / "bin" / bench.TOOLS[t][0]).exists()]
+             if (venv / "bin" / bench.TOOLS[t][0]).exists()
+             and (base_venv is None or (base_venv / "bin" / bench.TOOLS[t][0]).exists())]
     missing = [t for t in bench.TOOLS if t not in tools and not args.tools]
-    empty = workdir / "cwd"
-    project = workdir / "project"
-    for d in (empty, project):
-        d.mkdir(exist_ok=True)
-    (project / "pyproject.toml").write_text(bench.PROJECT_PYPROJECT)
-    (workdir / "home").mkdir(exist_ok=True)
+    for w in filter(None, (workdir, base_workdir)):
+        for d in (w / "cwd", w / "project"):
+            d.mkdir(exist_ok=True)
+        (w / "project" / "pyproject.toml").write_text(bench.PROJECT_PYPROJECT)
+        (w / "home").mkdir(exist_ok=True)
     wrapper_dir = Path(tempfile.mkdtemp(prefix="lzbench-moddiff-"))
     (wrapper_dir / "sitecustomize.py").write_text(WRAPPER)
     pyver = bench.subprocess.run([str(bench.venv_python(venv)), "-c",
                                   "import platform; print(platform.python_version())"],
                                  capture_output=True, text=True, check=True).stdout.strip()
 
+    # (venv, workdir, implementations, the run's key) per Python: with
+    # --base-python, plain and the base there (their outputs compared with
+    # that Python's plain), the rest with --python
+    runs = [(venv, workdir, impls, {})]
+    if base_venv is not None:
+        runs.append((base_venv, base_workdir, ["plain", args.base], {"plain": "base_plain"}))
     traces = {}
     ok = {}
     for tool in tools:
-        cwd = project if tool in bench.PROJECT_TOOLS else empty
         traces[tool], ok[tool] = {}, {}
-        plain_out = None
-        for impl in impls:
-            rc, stdout, stderr, data = trace(venv, workdir, tool, impl, wrapper_dir, cwd)
-            if impl == "plain":
-                plain_out = (rc, stdout)
-            ok[tool][impl] = (rc, stdout) == plain_out
-            if data is None:
-                log(f"  {tool} {impl}: no trace written (rc {rc}): {stderr.decode()[-300:]}")
-                continue
-            traces[tool][impl] = data
-            log(f"  traced {tool:13s} {impl:9s} rc={rc} modules={len(data['modules'])}"
-                f"{'' if ok[tool][impl] else ' OUTPUT DIFFERS FROM PLAIN'}")
+        for run_venv, run_workdir, run_impls, keys in runs:
+            cwd = run_workdir / ("project" if tool in bench.PROJECT_TOOLS else "cwd")
+            plain_out = None
+            for impl in run_impls:
+                key = keys.get(impl, impl)
+                rc, stdout, stderr, data = trace(run_venv, run_workdir, tool, impl, wrapper_dir, cwd)
+                if impl == "plain":
+                    plain_out = (rc, stdout)
+                ok[tool][key] = (rc, stdout) == plain_out
+                if data is None:
+                    log(f"  {tool} {key}: no trace written (rc {rc}): {stderr.decode()[-300:]}")
+                    continue
+                traces[tool][key] = data
+                log(f"  traced {tool:13s} {key:10s} rc={rc} modules={len(data['modules'])}"
+                    f"{'' if ok[tool][key] else ' OUTPUT DIFFERS FROM PLAIN'}")
+    # standard-library modules only one of the two Pythons has
+    version_only = set()
+    if base_venv is not None:
+        names, stdlib_dirs = stdlib_names(bench.venv_python(venv))
+        base_names, _ = stdlib_names(bench.venv_python(base_venv))
+        version_only = {n for n in names - base_names}
+        version_only.add("sitecustomize")
 
     # lazify check on the file of every module lazify ran that imported something
     files = set()
@@ -588,7 +709,12 @@ def main(argv=None):
     checks_by_file = {f["path"]: f for f in json.loads(check.stdout)["files"]}
 
     res = {"meta": {"date": bench.time.strftime("%Y-%m-%d %H:%M UTC", bench.time.gmtime()),
-                    "python": pyver, "impls": impls, "base": args.base,
+                    "python": pyver, "impls": impls + (["base_plain", args.base] if base_venv else []),
+                    "base": args.base,
+                    "base_python": bench.subprocess.run(
+                        [str(bench.venv_python(base_venv)), "-c", "import platform; "
+                         "print(platform.python_version())"], capture_output=True, text=True,
+                        check=True).stdout.strip() if base_venv else None,
                     "lazify_commit": bench.subprocess.run(["git", "-C", str(bench.ROOT), "rev-parse", "--short",
                                                            "HEAD"], capture_output=True, text=True).stdout.strip(),
                     "lazify_dirty": bool(bench.subprocess.run(
@@ -600,7 +726,9 @@ def main(argv=None):
         tr = traces[tool]
         if "lazify" not in tr or args.base not in tr:
             continue
-        diff, own, roots = attribute(tool, tr, checks_by_file, args.base)
+        skipped = sorted(m for m in tr["lazify"]["modules"]
+                         if m not in tr[args.base]["modules"] and m in version_only)
+        diff, own, roots = attribute(tool, tr, checks_by_file, args.base, set(skipped))
         rows = group(own, roots)
         by_cause = Counter()
         for n, cause, _key, _g in rows:
@@ -610,9 +738,10 @@ def main(argv=None):
         st = tr["lazify"].get("self_us", {})
         total_us = sum(st.values()) or 1
         res["tools"][tool] = {
-            "counts": {i: len(tr[i]["modules"]) for i in impls if i in tr},
+            "counts": {i: len(tr[i]["modules"]) for i in tr},
+            "stdlib_version_only": skipped,
             "ok": ok[tool],
-            "native_lazy_pending": {i: tr[i]["lazy_modules"] for i in impls if i in tr},
+            "native_lazy_pending": {i: tr[i]["lazy_modules"] for i in tr},
             "lazify_minus_native": len(diff),
             "native_minus_lazify": sorted(m for m in tr[args.base]["modules"] if m not in tr["lazify"]["modules"]),
             "by_cause": dict(by_cause.most_common()),
