@@ -184,6 +184,10 @@ class LazifyLoader(SourceFileLoader):
             if plain is None or _never(fullname) or not _opts_in(plain):
                 stats["plain"] += 1
                 return plain
+            # gone before the rewrite is marshalled: its constants are the rewrite's
+            # too, and marshal flags an object by its reference count (the bytes of
+            # the pyc would depend on the settings)
+            del plain
         return self._lazy_code(fullname)
 
     def _lazy_code(self, fullname):
