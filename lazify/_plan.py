@@ -634,6 +634,8 @@ def _reason(facts: ModuleFacts, site, bound, target, native=False):
         # ``from .x import x`` (or ``... as x``) in a package __init__: any
         # later ``import pkg.x`` sets ``pkg.x`` to the submodule.
         return Reason.SUBMODULE_NAME
+    if is_from and node.level == 0 and facts.module and node.module == facts.module:
+        return Reason.SELF_IMPORT
     if native:
         return None
     if bound in facts.eager_annotation_names:

@@ -45,6 +45,7 @@ Reason.SHADOWED_SUBMODULE = Reason("shadowed-submodule")
 Reason.SIDE_EFFECTS = Reason("side-effects")
 Reason.EXTENSION_MODULE = Reason("extension-module")
 Reason.SUBMODULE_ORDER = Reason("submodule-order")
+Reason.SELF_IMPORT = Reason("self-import")
 
 
 _WORDS = {
@@ -70,6 +71,11 @@ _WORDS = {
     Reason.DOCTEST: "used in a doctest example",
     Reason.CLASS_SHADOW: "a class body reads it before binding the same name",
     Reason.SUBMODULE_NAME: "the name equals the submodule it comes from",
+    Reason.SELF_IMPORT: (
+        "the module imports a name from itself by its own name (from pkg.io import "
+        "templates inside pkg.io, a name its __getattr__ makes): deferred, the name's own "
+        "pending binding would stand where __getattr__ answers"
+    ),
     Reason.RESERVED_NAME: "the name is reserved for lazify's rewrite (__lazy__ or a dunder)",
     Reason.SHADOWED_SUBMODULE: (
         "the package binds the name of the submodule this imports (from .duration import "

@@ -133,6 +133,7 @@ EVERY_ROW = {
         import shadowed
         from os.path import *
         from . import __version__
+        from app.mod import helper
         try:
             import tried
         except ImportError:
