@@ -2,8 +2,8 @@
 
 A rewritten module starts with::
 
-    from lazify._importlib_bootstrap import __lazy_module__ as __lazy__
-    __lazy__ = __lazy__(globals())
+    import lazify._importlib_bootstrap as __lazy__
+    __lazy__ = __lazy__.__lazy_module__(globals())
 
 ``__lazy__`` is an instance of a per-module class whose instance ``__dict__``
 *is* the module's globals dict.  A present name is an ordinary instance
@@ -238,6 +238,11 @@ def is_excluded(name: str) -> bool:
         if dot < 0:
             return False
         name = name[:dot]
+
+
+#: (module text with its leading dots, package) -> the absolute name it imports
+#: from, or None (see _absolute)
+_relative = {}
 
 
 # ---------------------------------------------------------------------------
@@ -593,6 +598,7 @@ class _PackageSubmodules:
 
     #: names the finders said are not submodules of this package
     not_submodules = _EMPTY
+    is_package = False
 
     def _own(self, entry) -> bool:
         """Whether a pending entry of this package imports one of its own submodules."""
@@ -725,6 +731,9 @@ class _ModuleState(_PackageSubmodules):
     generation = -1
     excluded = False
     all_lazy = False
+    #: the generation while all its statements are lazy in it, else -1 (one
+    #: comparison on every registration)
+    lazy_generation = -1
     #: (name, thread id) -> (depth, line of the statement): deferred imports of
     #: this module running now (a dict of its own once one runs)
     resolving = _NOTHING_RUNNING
@@ -734,29 +743,35 @@ class _ModuleState(_PackageSubmodules):
     #: fallback names whose _Unbound descriptor is on the class
     unbound = _EMPTY
 
+    #: the module's ``__lazy__`` (set by __lazy_module__, which makes it)
+    instance = None
+
     def __init__(self, namespace):
         self.namespace = namespace
-        #: the module's ``__lazy__`` (set by __lazy_module__, which makes it)
-        self.instance = None
         self.name = name = namespace.get("__name__") or ""
-        self.is_package = is_package = "__path__" in namespace
-        package = namespace.get("__package__")
-        if package is None:
-            package = name if is_package else name.rpartition(".")[0]
-        self.package = package
         self.pending = {}
-        if is_package and name:
+        if "__path__" not in namespace:
+            package = namespace.get("__package__")
+            self.package = name.rpartition(".")[0] if package is None else package
+            return
+        self.is_package = True
+        package = namespace.get("__package__")
+        self.package = name if package is None else package
+        if name:
             _track(_package_states, self)
             if _pending[0]:
                 self.install()
 
     # -- decisions ----------------------------------------------------------
 
-    def _refresh(self):
-        """Take the settings in again after set_lazy_imports()/install()."""
+    def _refresh(self) -> bool:
+        """Take the settings in again after set_lazy_imports()/install(); return
+        ``all_lazy``."""
         self.excluded = is_excluded(self.name)
-        self.all_lazy = _settings.enabled and not self.excluded
-        self.generation = _settings.generation
+        self.all_lazy = all_lazy = _settings.enabled and not self.excluded
+        self.generation = generation = _settings.generation
+        self.lazy_generation = generation if all_lazy else -1
+        return all_lazy
 
     def lazy_for(self, entry) -> bool:
         """Lazy or eager, decided when the statement executes."""
@@ -1090,7 +1105,15 @@ class _ModuleState(_PackageSubmodules):
 
 def _make_getattr(state):
     def __getattr__(name):
-        value = state.lookup(name, sys._getframe(1).f_globals)
+        # state.lookup, inlined: importlib probes every package it imports a
+        # submodule from (``hasattr(pkg, "sub")``)
+        caller = sys._getframe(1).f_globals
+        if name in state.pending:
+            value = state.resolve(name, probe=caller.get("__name__") in _IMPORTLIB_BOOTSTRAP)
+        else:
+            value = state.namespace.get(name, _MISSING)
+            if value is _MISSING:
+                value = state.submodule(name, caller)
         if value is not _MISSING:
             return value
         user = state.user_getattr
@@ -1413,6 +1436,10 @@ else:
             return self
 
 
+_tuple_new = tuple.__new__
+_object_new = object.__new__
+
+
 class _Namespace(_NamespaceBase):
     """Reads a module's globals as attributes: ``__dict__`` is that dict.
 
@@ -1429,9 +1456,30 @@ class _Namespace(_NamespaceBase):
     else:
         __slots__ = ()
 
+    # Every rewritten module calls these two for each of its lazy statements, so
+    # the common case, a target fully imported already while the module is lazy,
+    # is bound here in this one frame (what register_import/register_from would
+    # do); they do the rest, with the statement's frame for its line.
+
     def __lazy_import__(self, *aliases):
         """``import a.b, c as d``: ``('a.b', None), ('c', 'd')``."""
         state = self.__lazify_state__
+        if state.lazy_generation == _settings.generation or state._refresh():
+            for module, asname in aliases:
+                found = sys.modules.get(module)
+                if found is not None and (asname is not None or "." not in module):
+                    try:
+                        initializing = found.__spec__._initializing
+                    except AttributeError:
+                        initializing = False
+                    bound = module if asname is None else asname
+                    if not initializing and bound not in state.pending:
+                        state.namespace[bound] = found
+                        if state.unbound and bound in state.unbound:
+                            state._forget_unbound(bound)
+                        continue
+                state.register_import(module, asname, sys._getframe(1))
+            return
         frame = sys._getframe(1)
         for module, asname in aliases:
             state.register_import(module, asname, frame)
@@ -1439,10 +1487,47 @@ class _Namespace(_NamespaceBase):
     def __lazy_from__(self, module, *aliases):
         """``from ..m import p, q as r``: ``'..m', ('p', None), ('q', 'r')``."""
         state = self.__lazify_state__
-        frame = sys._getframe(1)
+        if state.lazy_generation == _settings.generation or state._refresh():
+            if module[0] != ".":
+                found = sys.modules.get(module)
+            else:
+                target = _relative.get((module, state.package), _MISSING)
+                if target is _MISSING:
+                    name = module.lstrip(".")
+                    target = _relative[module, state.package] = _absolute(
+                        name, len(module) - len(name), state.package)
+                found = sys.modules.get(target) if target is not None else None
+            if found is not None:
+                try:
+                    initializing = found.__spec__._initializing
+                except AttributeError:
+                    initializing = False
+                if not initializing:
+                    # never through the module's own __getattr__ (lazy_loader packages)
+                    try:
+                        space = found.__dict__
+                    except AttributeError:
+                        space = _NO_DICT
+                    shared = None
+                    for attr, asname in aliases:
+                        value = space.get(attr, _MISSING)
+                        bound = attr if asname is None else asname
+                        if value is not _MISSING and bound not in state.pending and (
+                                _LazyImportType is None or type(value) is not _LazyImportType):
+                            state.namespace[bound] = value
+                            if state.unbound and bound in state.unbound:
+                                state._forget_unbound(bound)
+                            continue
+                        if shared is None and len(aliases) > 1:
+                            shared = [None]
+                        name = module.lstrip(".")
+                        state.register_from(name, len(module) - len(name), attr, asname,
+                                            sys._getframe(1), shared)
+                    return
         name = module.lstrip(".")
         level = len(module) - len(name)
         shared = [None] if len(aliases) > 1 else None
+        frame = sys._getframe(1)
         for attr, asname in aliases:
             state.register_from(name, level, attr, asname, frame, shared)
 
@@ -1565,7 +1650,12 @@ def __lazy_module__(namespace, *fallback_names):
         NameError, as the global read it replaces would.
     """
     state = _ModuleState(namespace)
-    instance = state.instance = _Namespace(state)
+    if _TUPLE_LAYOUT:
+        instance = _tuple_new(_Namespace, (state,))
+    else:
+        instance = _object_new(_Namespace)     # as _Namespace(state), without a frame
+        instance.__lazify_state__ = state
+    state.instance = instance
     instance.__dict__ = namespace
     if fallback_names:
         state.unbound = set(fallback_names)
