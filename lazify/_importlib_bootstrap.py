@@ -240,6 +240,30 @@ def is_excluded(name: str) -> bool:
         name = name[:dot]
 
 
+#: [settings generation, {package name: is_excluded(name)}]
+_excluded_packages = [-1, None]
+
+
+def _is_excluded(name: str) -> bool:
+    """is_excluded(name), for a module whose body starts: each package's own answer
+    is worked out once per settings generation (the module's siblings ask it too)."""
+    excluding = _settings.excluding
+    if excluding is None:
+        excluding = DEFAULT_EXCLUDING
+    if not name or name in excluding:
+        return bool(name)
+    parent = name.rpartition(".")[0]
+    if not parent:
+        return False
+    known = _excluded_packages
+    if known[0] != _settings.generation:
+        known[:] = [_settings.generation, {}]
+    excluded = known[1].get(parent)
+    if excluded is None:
+        excluded = known[1][parent] = is_excluded(parent)
+    return excluded
+
+
 #: (module text with its leading dots, package) -> the absolute name it imports
 #: from, or None (see _absolute)
 _relative = {}
@@ -746,28 +770,15 @@ class _ModuleState(_PackageSubmodules):
     #: the module's ``__lazy__`` (set by __lazy_module__, which makes it)
     instance = None
 
-    def __init__(self, namespace):
-        self.namespace = namespace
-        self.name = name = namespace.get("__name__") or ""
-        self.pending = {}
-        if "__path__" not in namespace:
-            package = namespace.get("__package__")
-            self.package = name.rpartition(".")[0] if package is None else package
-            return
-        self.is_package = True
-        package = namespace.get("__package__")
-        self.package = name if package is None else package
-        if name:
-            _track(_package_states, self)
-            if _pending[0]:
-                self.install()
+    # made by __lazy_module__: the module's ``namespace``, ``name``, ``package``,
+    # ``is_package`` (when it is one) and ``pending``, its names pending -> entry
 
     # -- decisions ----------------------------------------------------------
 
     def _refresh(self) -> bool:
         """Take the settings in again after set_lazy_imports()/install(); return
         ``all_lazy``."""
-        self.excluded = is_excluded(self.name)
+        self.excluded = _is_excluded(self.name)
         self.all_lazy = all_lazy = _settings.enabled and not self.excluded
         self.generation = generation = _settings.generation
         self.lazy_generation = generation if all_lazy else -1
@@ -1112,7 +1123,10 @@ def _make_getattr(state):
             value = state.resolve(name, probe=caller.get("__name__") in _IMPORTLIB_BOOTSTRAP)
         else:
             value = state.namespace.get(name, _MISSING)
-            if value is _MISSING:
+            if value is _MISSING and (caller.get("__name__") not in _IMPORTLIB_BOOTSTRAP
+                                      or f"{state.name}.{name}" in sys.modules):
+                # (importlib's probe for a submodule not imported yet: no, as
+                # state.submodule would answer)
                 value = state.submodule(name, caller)
         if value is not _MISSING:
             return value
@@ -1649,7 +1663,21 @@ def __lazy_module__(namespace, *fallback_names):
         are registered, reading one falls back to builtins or raises
         NameError, as the global read it replaces would.
     """
-    state = _ModuleState(namespace)
+    # _ModuleState(namespace), without the frame of an __init__
+    state = _object_new(_ModuleState)
+    state.namespace = namespace
+    state.name = name = namespace.get("__name__") or ""
+    state.pending = {}
+    package = namespace.get("__package__")
+    if "__path__" not in namespace:
+        state.package = name.rpartition(".")[0] if package is None else package
+    else:
+        state.package = name if package is None else package
+        state.is_package = True
+        if name:
+            _track(_package_states, state)
+            if _pending[0]:
+                state.install()
     if _TUPLE_LAYOUT:
         instance = _tuple_new(_Namespace, (state,))
     else:
