@@ -316,6 +316,8 @@ class _Entry:
         shared = self.statement_module
         module = shared[0] if shared else None
         if module is None or self.attr not in getattr(module, "__dict__", ()):
+            if do_import is _builtin_import:
+                _import_submodule_first(self, namespace)
             module = do_import(self.module, namespace, None, (self.attr,), self.level)
             if shared is not None and shared[0] is None:
                 shared[0] = module
@@ -354,6 +356,47 @@ class _Entry:
         if not self.level:
             return self.module
         return _absolute(self.module, self.level, package)
+
+
+_builtin_import = builtins.__import__
+
+
+def _import_submodule_first(entry, namespace):
+    """Before ``from pkg import sub`` runs for a rewritten package ``pkg`` that holds
+    lazify's ``__getattr__`` alone: import ``pkg.sub`` as importlib would next.
+
+    importlib first asks ``hasattr(pkg, "sub")``, which lazify's ``__getattr__``
+    answers no for a submodule not imported yet (see _PackageSubmodules.submodule),
+    at the cost of a call and a raised AttributeError for every such import.
+    Whatever else differs from importlib's own handling (``pkg.sub`` not found:
+    importlib goes on to look for the attribute) is left to the import that follows.
+    """
+    if entry.level:
+        target = _absolute(entry.module, entry.level, namespace.get("__package__"))
+        if target is None:
+            return
+    else:
+        target = entry.module
+    package = sys.modules.get(target)
+    space = getattr(package, "__dict__", None)
+    if space is None or entry.attr in space or "__path__" not in space:
+        return
+    fullname = f"{target}.{entry.attr}"
+    if fullname in sys.modules:
+        return
+    owner = space.get("__lazy__")
+    if not isinstance(owner, _Namespace):
+        return
+    state = owner.__lazify_state__
+    if state.namespace is not space or space.get("__getattr__") is not state.getattr_fn \
+            or state.getattr_fn is None or state.user_getattr is not None \
+            or entry.attr in state.pending:
+        return
+    try:
+        sys.modules["_frozen_importlib"]._gcd_import(fullname)
+    except ModuleNotFoundError as exc:
+        if exc.name != fullname or sys.modules.get(fullname, _MISSING) is None:
+            raise
 
 
 # ---------------------------------------------------------------------------
