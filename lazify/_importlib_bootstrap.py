@@ -793,10 +793,9 @@ class _ModuleState(_PackageSubmodules):
     user_getattr = None
     user_getattr_line = 0
     installed = False
-    #: the settings generation this module's view of them is from; whether it
-    #: is excluded, and whether all its statements are lazy, in that view
+    #: the settings generation this module's view of them is from, and whether
+    #: all its statements are lazy in that view (not excluded, lazify on)
     generation = -1
-    excluded = False
     all_lazy = False
     #: the generation while all its statements are lazy in it, else -1 (one
     #: comparison on every registration)
@@ -821,8 +820,7 @@ class _ModuleState(_PackageSubmodules):
     def _refresh(self) -> bool:
         """Take the settings in again after set_lazy_imports()/install(); return
         ``all_lazy``."""
-        self.excluded = _is_excluded(self.name)
-        self.all_lazy = all_lazy = _settings.enabled and not self.excluded
+        self.all_lazy = all_lazy = _settings.enabled and not _is_excluded(self.name)
         self.generation = generation = _settings.generation
         self.lazy_generation = generation if all_lazy else -1
         return all_lazy
@@ -1522,19 +1520,30 @@ class _Namespace(_NamespaceBase):
         """``import a.b, c as d``: ``('a.b', None), ('c', 'd')``."""
         state = self.__lazify_state__
         if state.lazy_generation == _settings.generation or state._refresh():
+            modules = sys.modules
+            namespace = state.namespace
             for module, asname in aliases:
-                found = sys.modules.get(module)
+                found = modules.get(module)
                 if found is not None and (asname is not None or "." not in module):
                     try:
-                        initializing = found.__spec__._initializing
+                        # (sys, builtins, _imp: specs without _initializing, which
+                        # raised as an AttributeError would cost more than getattr)
+                        initializing = getattr(found.__spec__, "_initializing", False)
                     except AttributeError:
                         initializing = False
                     bound = module if asname is None else asname
                     if not initializing and bound not in state.pending:
-                        state.namespace[bound] = found
+                        namespace[bound] = found
                         if state.unbound and bound in state.unbound:
                             state._forget_unbound(bound)
                         continue
+                elif found is None and (asname is not None or "." not in module) \
+                        and (module if asname is None else asname) not in state.pending:
+                    # not imported yet: pending (what register_import would decide)
+                    state.register(module if asname is None else asname,
+                                   _Entry(_TOP if asname is None else _AS, module, 0, None,
+                                          asname, sys._getframe(1).f_lineno), True)
+                    continue
                 state.register_import(module, asname, sys._getframe(1))
             return
         frame = sys._getframe(1)
@@ -1556,7 +1565,7 @@ class _Namespace(_NamespaceBase):
                 found = sys.modules.get(target) if target is not None else None
             if found is not None:
                 try:
-                    initializing = found.__spec__._initializing
+                    initializing = getattr(found.__spec__, "_initializing", False)
                 except AttributeError:
                     initializing = False
                 if not initializing:
@@ -1578,8 +1587,14 @@ class _Namespace(_NamespaceBase):
                         if shared is None and len(aliases) > 1:
                             shared = [None]
                         name = module.lstrip(".")
-                        state.register_from(name, len(module) - len(name), attr, asname,
-                                            sys._getframe(1), shared)
+                        if bound in state.pending:
+                            state.register_from(name, len(module) - len(name), attr, asname,
+                                                sys._getframe(1), shared)
+                        else:
+                            # pending (what register_from would decide)
+                            state.register(bound, _Entry(
+                                _FROM, name, len(module) - len(name), attr, asname,
+                                sys._getframe(1).f_lineno, shared), True)
                     return
         name = module.lstrip(".")
         level = len(module) - len(name)
@@ -1721,6 +1736,11 @@ def __lazy_module__(namespace, *fallback_names):
             _track(_package_states, state)
             if _pending[0]:
                 state.install()
+    # the settings as state._refresh() takes them in, without its frame
+    state.generation = generation = _settings.generation
+    if _settings.enabled and not _is_excluded(name):
+        state.all_lazy = True
+        state.lazy_generation = generation
     if _TUPLE_LAYOUT:
         instance = _tuple_new(_Namespace, (state,))
     else:
