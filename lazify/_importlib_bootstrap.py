@@ -778,9 +778,10 @@ class _PackageSubmodules:
 class _ModuleState(_PackageSubmodules):
     """What lazify keeps for one rewritten module.
 
-    Every rewritten module makes one when its body starts, so only what every
-    module needs is set here; the rest starts as a class-level default and is
-    set on the instance when it first changes.
+    Every rewritten module makes one when its body starts (``__lazy_module__``,
+    without an ``__init__``), so only what every module needs is set there; the
+    rest starts as a class-level default and is set on the instance when it
+    first changes.
     """
 
     #: the module's own class while it has pending names (see _Namespace)
@@ -811,9 +812,8 @@ class _ModuleState(_PackageSubmodules):
 
     #: the module's ``__lazy__`` (set by __lazy_module__, which makes it)
     instance = None
-
-    # made by __lazy_module__: the module's ``namespace``, ``name``, ``package``,
-    # ``is_package`` (when it is one) and ``pending``, its names pending -> entry
+    # set by __lazy_module__ on every instance: ``namespace``, ``name``,
+    # ``package``, ``pending`` (pending name -> _Entry); ``is_package`` when it is one
 
     # -- decisions ----------------------------------------------------------
 
