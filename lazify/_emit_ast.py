@@ -116,16 +116,18 @@ def namespace_read(node, read):
 
 
 def header_statements(span, fallback_names=()):
-    """``from lazify._importlib_bootstrap import __lazy_module__ as __lazy__`` and
-    ``__lazy__ = __lazy__(globals(), *fallback_names)``."""
-    first = ast.ImportFrom(module=ep.RUNTIME,
-                           names=[ast.alias(name=ep.FACTORY, asname=ep.NAMESPACE)],
-                           level=0)
-    if "is_lazy" in ast.ImportFrom._fields:
+    """``import lazify._importlib_bootstrap as __lazy__`` and
+    ``__lazy__ = __lazy__.__lazy_module__(globals(), *fallback_names)``.
+
+    A plain ``import ... as`` rather than ``from ... import``: a ``from`` import of a
+    module that is not a package probes it for ``__path__``, which before 3.12 costs
+    every rewritten module a formatted AttributeError."""
+    first = ast.Import(names=[ast.alias(name=ep.RUNTIME, asname=ep.NAMESPACE)])
+    if "is_lazy" in ast.Import._fields:
         first.is_lazy = 0   # 3.15 (PEP 810): what the parser gives a plain import
     second = ast.Assign(
         targets=[ast.Name(id=ep.NAMESPACE, ctx=ast.Store())],
-        value=ast.Call(func=ast.Name(id=ep.NAMESPACE, ctx=ast.Load()),
+        value=ast.Call(func=_method(ep.FACTORY),
                        args=[ast.Call(func=ast.Name(id="globals", ctx=ast.Load()),
                                       args=[], keywords=[]),
                              *(ast.Constant(value=name) for name in fallback_names)],

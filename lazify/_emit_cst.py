@@ -31,8 +31,8 @@ __all__ = ["HEADER", "CannotParse", "EmitError", "emit_cst", "header_code"]
 
 #: The two header statements, on one line, without fallback names.
 HEADER = (
-    f"from {ep.RUNTIME} import {ep.FACTORY} as {ep.NAMESPACE}; "
-    f"{ep.NAMESPACE} = {ep.NAMESPACE}(globals())"
+    f"import {ep.RUNTIME} as {ep.NAMESPACE}; "
+    f"{ep.NAMESPACE} = {ep.NAMESPACE}.{ep.FACTORY}(globals())"
 )
 
 

@@ -8,9 +8,9 @@ a test compares a digest of this table with the one recorded there, and another 
 that the runtime defines every name.  Imports nothing.
 """
 
-#: the module the header imports the namespace factory from
+#: the module the header imports: ``import lazify._importlib_bootstrap as __lazy__``
 RUNTIME = "lazify._importlib_bootstrap"
-#: the factory: ``__lazy__ = __lazy_module__(globals(), *fallback_names)``
+#: the factory: ``__lazy__ = __lazy__.__lazy_module__(globals(), *fallback_names)``
 FACTORY = "__lazy_module__"
 #: the one identifier the rewrite injects into a module namespace
 NAMESPACE = "__lazy__"

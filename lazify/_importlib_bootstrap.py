@@ -2,8 +2,8 @@
 
 A rewritten module starts with::
 
-    from lazify._importlib_bootstrap import __lazy_module__ as __lazy__
-    __lazy__ = __lazy__(globals())
+    import lazify._importlib_bootstrap as __lazy__
+    __lazy__ = __lazy__.__lazy_module__(globals())
 
 ``__lazy__`` is an instance of a per-module class whose instance ``__dict__``
 *is* the module's globals dict.  A present name is an ordinary instance
@@ -33,7 +33,8 @@ from _operator import itemgetter as _itemgetter
 from _thread import _local, get_ident
 from _weakref import ref
 
-from ._mode import _LazyImportType, _find_spec, _guarded, _settings, is_excluded, machinery_file
+from ._mode import (DEFAULT_EXCLUDING, _LazyImportType, _find_spec, _guarded, _settings,
+                    is_excluded, machinery_file)
 
 _MISSING = object()
 _EMPTY = frozenset()
@@ -65,6 +66,35 @@ _replaying = _local()
 #: how deep a deferred import may re-enter itself from user code before the
 #: re-entry is answered "not there yet" (a safety net against a loop)
 _MAX_REENTRY = 3
+
+#: [settings generation, {package name: is_excluded(name)}]
+_excluded_packages = [-1, None]
+
+
+def _is_excluded(name: str) -> bool:
+    """is_excluded(name), for a module whose body starts: each package's own answer
+    is worked out once per settings generation (the module's siblings ask it too)."""
+    excluding = _settings.excluding
+    if excluding is None:
+        excluding = DEFAULT_EXCLUDING
+    if not name or name in excluding:
+        return bool(name)
+    parent = name.rpartition(".")[0]
+    if not parent:
+        return False
+    known = _excluded_packages
+    if known[0] != _settings.generation:
+        known[:] = [_settings.generation, {}]
+    excluded = known[1].get(parent)
+    if excluded is None:
+        excluded = known[1][parent] = is_excluded(parent)
+    return excluded
+
+
+#: (module text with its leading dots, package) -> the absolute name it imports
+#: from, or None (see _absolute)
+_relative = {}
+
 
 # ---------------------------------------------------------------------------
 # Pending entries.
@@ -113,6 +143,8 @@ class _Entry:
         shared = self.statement_module
         module = shared[0] if shared else None
         if module is None or self.attr not in getattr(module, "__dict__", ()):
+            if do_import is _builtin_import:
+                _import_submodule_first(self, namespace)
             module = do_import(self.module, namespace, None, (self.attr,), self.level)
             if shared is not None and shared[0] is None:
                 shared[0] = module
@@ -151,6 +183,47 @@ class _Entry:
         if not self.level:
             return self.module
         return _absolute(self.module, self.level, package)
+
+
+_builtin_import = builtins.__import__
+
+
+def _import_submodule_first(entry, namespace):
+    """Before ``from pkg import sub`` runs for a rewritten package ``pkg`` that holds
+    lazify's ``__getattr__`` alone: import ``pkg.sub`` as importlib would next.
+
+    importlib first asks ``hasattr(pkg, "sub")``, which lazify's ``__getattr__``
+    answers no for a submodule not imported yet (see _PackageSubmodules.submodule),
+    at the cost of a call and a raised AttributeError for every such import.
+    Whatever else differs from importlib's own handling (``pkg.sub`` not found:
+    importlib goes on to look for the attribute) is left to the import that follows.
+    """
+    if entry.level:
+        target = _absolute(entry.module, entry.level, namespace.get("__package__"))
+        if target is None:
+            return
+    else:
+        target = entry.module
+    package = sys.modules.get(target)
+    space = getattr(package, "__dict__", None)
+    if space is None or entry.attr in space or "__path__" not in space:
+        return
+    fullname = f"{target}.{entry.attr}"
+    if fullname in sys.modules:
+        return
+    owner = space.get("__lazy__")
+    if not isinstance(owner, _Namespace):
+        return
+    state = owner.__lazify_state__
+    if state.namespace is not space or space.get("__getattr__") is not state.getattr_fn \
+            or state.getattr_fn is None or state.user_getattr is not None \
+            or entry.attr in state.pending:
+        return
+    try:
+        sys.modules["_frozen_importlib"]._gcd_import(fullname)
+    except ModuleNotFoundError as exc:
+        if exc.name != fullname or sys.modules.get(fullname, _MISSING) is None:
+            raise
 
 
 
@@ -306,6 +379,7 @@ class _PackageSubmodules:
 
     #: names the finders said are not submodules of this package
     not_submodules = _EMPTY
+    is_package = False
 
     def _own(self, entry) -> bool:
         """Whether a pending entry of this package imports one of its own submodules."""
@@ -418,9 +492,10 @@ class _PackageSubmodules:
 class _ModuleState(_PackageSubmodules):
     """What lazify keeps for one rewritten module.
 
-    Every rewritten module makes one when its body starts, so only what every
-    module needs is set here; the rest starts as a class-level default and is
-    set on the instance when it first changes.
+    Every rewritten module makes one when its body starts (``__lazy_module__``,
+    without an ``__init__``), so only what every module needs is set there; the
+    rest starts as a class-level default and is set on the instance when it
+    first changes.
     """
 
     #: the module's own class while it has pending names (see _Namespace)
@@ -433,11 +508,13 @@ class _ModuleState(_PackageSubmodules):
     user_getattr = None
     user_getattr_line = 0
     installed = False
-    #: the settings generation this module's view of them is from; whether it
-    #: is excluded, and whether all its statements are lazy, in that view
+    #: the settings generation this module's view of them is from, and whether
+    #: all its statements are lazy in that view (not excluded, lazify on)
     generation = -1
-    excluded = False
     all_lazy = False
+    #: the generation while all its statements are lazy in it, else -1 (one
+    #: comparison on every registration)
+    lazy_generation = -1
     #: (name, thread id) -> (depth, line of the statement): deferred imports of
     #: this module running now (a dict of its own once one runs)
     resolving = _NOTHING_RUNNING
@@ -447,29 +524,20 @@ class _ModuleState(_PackageSubmodules):
     #: fallback names whose _Unbound descriptor is on the class
     unbound = _EMPTY
 
-    def __init__(self, namespace):
-        self.namespace = namespace
-        #: the module's ``__lazy__`` (set by __lazy_module__, which makes it)
-        self.instance = None
-        self.name = name = namespace.get("__name__") or ""
-        self.is_package = is_package = "__path__" in namespace
-        package = namespace.get("__package__")
-        if package is None:
-            package = name if is_package else name.rpartition(".")[0]
-        self.package = package
-        self.pending = {}
-        if is_package and name:
-            _track(_package_states, self)
-            if _pending[0]:
-                self.install()
+    #: the module's ``__lazy__`` (set by __lazy_module__, which makes it)
+    instance = None
+    # set by __lazy_module__ on every instance: ``namespace``, ``name``,
+    # ``package``, ``pending`` (pending name -> _Entry); ``is_package`` when it is one
 
     # -- decisions ----------------------------------------------------------
 
-    def _refresh(self):
-        """Take the settings in again after set_lazy_imports()/install()."""
-        self.excluded = is_excluded(self.name)
-        self.all_lazy = _settings.enabled and not self.excluded
-        self.generation = _settings.generation
+    def _refresh(self) -> bool:
+        """Take the settings in again after set_lazy_imports()/install(); return
+        ``all_lazy``."""
+        self.all_lazy = all_lazy = _settings.enabled and not _is_excluded(self.name)
+        self.generation = generation = _settings.generation
+        self.lazy_generation = generation if all_lazy else -1
+        return all_lazy
 
     def lazy_for(self, entry) -> bool:
         """Lazy or eager, decided when the statement executes."""
@@ -810,7 +878,18 @@ class _ModuleState(_PackageSubmodules):
 
 def _make_getattr(state):
     def __getattr__(name):
-        value = state.lookup(name, sys._getframe(1).f_globals)
+        # state.lookup, inlined: importlib probes every package it imports a
+        # submodule from (``hasattr(pkg, "sub")``)
+        caller = sys._getframe(1).f_globals
+        if name in state.pending:
+            value = state.resolve(name, probe=caller.get("__name__") in _IMPORTLIB_BOOTSTRAP)
+        else:
+            value = state.namespace.get(name, _MISSING)
+            if value is _MISSING and (caller.get("__name__") not in _IMPORTLIB_BOOTSTRAP
+                                      or f"{state.name}.{name}" in sys.modules):
+                # (importlib's probe for a submodule not imported yet: no, as
+                # state.submodule would answer)
+                value = state.submodule(name, caller)
         if value is not _MISSING:
             return value
         user = state.user_getattr
@@ -1161,6 +1240,10 @@ else:
             return self
 
 
+_tuple_new = tuple.__new__
+_object_new = object.__new__
+
+
 class _Namespace(_NamespaceBase):
     """Reads a module's globals as attributes: ``__dict__`` is that dict.
 
@@ -1177,9 +1260,41 @@ class _Namespace(_NamespaceBase):
     else:
         __slots__ = ()
 
+    # Every rewritten module calls these two for each of its lazy statements, so
+    # the common case, a target fully imported already while the module is lazy,
+    # is bound here in this one frame (what register_import/register_from would
+    # do); they do the rest, with the statement's frame for its line.
+
     def __lazy_import__(self, *aliases):
         """``import a.b, c as d``: ``('a.b', None), ('c', 'd')``."""
         state = self.__lazify_state__
+        if state.lazy_generation == _settings.generation or state._refresh():
+            modules = sys.modules
+            namespace = state.namespace
+            for module, asname in aliases:
+                found = modules.get(module)
+                if found is not None and (asname is not None or "." not in module):
+                    try:
+                        # (sys, builtins, _imp: specs without _initializing, which
+                        # raised as an AttributeError would cost more than getattr)
+                        initializing = getattr(found.__spec__, "_initializing", False)
+                    except AttributeError:
+                        initializing = False
+                    bound = module if asname is None else asname
+                    if not initializing and bound not in state.pending:
+                        namespace[bound] = found
+                        if state.unbound and bound in state.unbound:
+                            state._forget_unbound(bound)
+                        continue
+                elif found is None and "." not in module \
+                        and (module if asname is None else asname) not in state.pending:
+                    # not imported yet: pending (what register_import would decide)
+                    state.register(module if asname is None else asname,
+                                   _Entry(_TOP if asname is None else _AS, module, 0, None,
+                                          asname, sys._getframe(1).f_lineno), True)
+                    continue
+                state.register_import(module, asname, sys._getframe(1))
+            return
         frame = sys._getframe(1)
         for module, asname in aliases:
             state.register_import(module, asname, frame)
@@ -1187,10 +1302,53 @@ class _Namespace(_NamespaceBase):
     def __lazy_from__(self, module, *aliases):
         """``from ..m import p, q as r``: ``'..m', ('p', None), ('q', 'r')``."""
         state = self.__lazify_state__
-        frame = sys._getframe(1)
+        if state.lazy_generation == _settings.generation or state._refresh():
+            if module[0] != ".":
+                found = sys.modules.get(module)
+            else:
+                target = _relative.get((module, state.package), _MISSING)
+                if target is _MISSING:
+                    name = module.lstrip(".")
+                    target = _relative[module, state.package] = _absolute(
+                        name, len(module) - len(name), state.package)
+                found = sys.modules.get(target) if target is not None else None
+            if found is not None:
+                try:
+                    initializing = getattr(found.__spec__, "_initializing", False)
+                except AttributeError:
+                    initializing = False
+                if not initializing:
+                    # never through the module's own __getattr__ (lazy_loader packages)
+                    try:
+                        space = found.__dict__
+                    except AttributeError:
+                        space = _NO_DICT
+                    shared = None
+                    for attr, asname in aliases:
+                        value = space.get(attr, _MISSING)
+                        bound = attr if asname is None else asname
+                        if value is not _MISSING and bound not in state.pending and (
+                                _LazyImportType is None or type(value) is not _LazyImportType):
+                            state.namespace[bound] = value
+                            if state.unbound and bound in state.unbound:
+                                state._forget_unbound(bound)
+                            continue
+                        if shared is None and len(aliases) > 1:
+                            shared = [None]
+                        name = module.lstrip(".")
+                        if bound in state.pending:
+                            state.register_from(name, len(module) - len(name), attr, asname,
+                                                sys._getframe(1), shared)
+                        else:
+                            # pending (what register_from would decide)
+                            state.register(bound, _Entry(
+                                _FROM, name, len(module) - len(name), attr, asname,
+                                sys._getframe(1).f_lineno, shared), True)
+                    return
         name = module.lstrip(".")
         level = len(module) - len(name)
         shared = [None] if len(aliases) > 1 else None
+        frame = sys._getframe(1)
         for attr, asname in aliases:
             state.register_from(name, level, attr, asname, frame, shared)
 
@@ -1315,8 +1473,32 @@ def __lazy_module__(namespace, *fallback_names):
         are registered, reading one falls back to builtins or raises
         NameError, as the global read it replaces would.
     """
-    state = _ModuleState(namespace)
-    instance = state.instance = _Namespace(state)
+    # _ModuleState(namespace), without the frame of an __init__
+    state = _object_new(_ModuleState)
+    state.namespace = namespace
+    state.name = name = namespace.get("__name__") or ""
+    state.pending = {}
+    package = namespace.get("__package__")
+    if "__path__" not in namespace:
+        state.package = name.rpartition(".")[0] if package is None else package
+    else:
+        state.package = name if package is None else package
+        state.is_package = True
+        if name:
+            _track(_package_states, state)
+            if _pending[0]:
+                state.install()
+    # the settings as state._refresh() takes them in, without its frame
+    state.generation = generation = _settings.generation
+    if _settings.enabled and not _is_excluded(name):
+        state.all_lazy = True
+        state.lazy_generation = generation
+    if _TUPLE_LAYOUT:
+        instance = _tuple_new(_Namespace, (state,))
+    else:
+        instance = _object_new(_Namespace)     # as _Namespace(state), without a frame
+        instance.__lazify_state__ = state
+    state.instance = instance
     instance.__dict__ = namespace
     if fallback_names:
         state.unbound = set(fallback_names)

@@ -537,3 +537,48 @@ def test_each_default_exclusion_is_needed(tmp_path, package):
     without = run_python(["-c", "import lazify, runpy; lazify.install(excluding=());"
                                 "runpy.run_path('main.py', run_name='__main__')"], cwd=tmp_path)
     assert without.returncode != 0, without.stdout
+
+
+
+def test_from_package_import_submodule_outcomes(tmp_path):
+    # ``from pkg import sub`` deferred, for a rewritten package loaded already
+    # (holding lazify's __getattr__): lazify imports ``pkg.sub`` itself ahead of
+    # importlib's hasattr probe (_import_submodule_first); every outcome as eagerly
+    cases = {
+        "missing": "from pkg import missing_name\nmissing_name\n",
+        "broken": "from pkg import broken\nbroken\n",
+        "blocked": "from pkg import blocked\nblocked\n",
+        "fine": "from pkg import sub\nfrom pkg.rel import inner\nprint(sub.X, inner.Y)\n",
+    }
+    plain, lazy = run_both(tmp_path, {
+        "pkg/__init__.py": "import json\nVALUE = 1\n",
+        "pkg/sub.py": "X = 'sub'\n",
+        "pkg/broken.py": "print('broken runs')\nimport not_installed_anywhere\n",
+        "pkg/blocked.py": "X = 'never'\n",
+        "pkg/rel/__init__.py": "",
+        "pkg/rel/inner.py": "from . import leaf\nfrom .. import sub\nY = leaf.Z + sub.X\n",
+        "pkg/rel/leaf.py": "Z = 'leaf+'\n",
+        **{f"case_{name}.py": source for name, source in cases.items()},
+        "main.py": """
+            import importlib, sys
+            import pkg
+            pkg.VALUE            # loaded, while its own import of json is pending
+            sys.modules["pkg.blocked"] = None
+            for name in ("missing", "broken", "blocked", "fine"):
+                try:
+                    importlib.import_module(f"case_{name}")
+                except ImportError as exc:
+                    print(name, type(exc).__name__, exc.name, str(exc).split(" (")[0])
+            print(sorted(m for m in sys.modules if m.startswith("pkg")))
+        """,
+    })
+    assert plain == lazy
+    assert plain[:5] == [
+        "missing ImportError pkg cannot import name 'missing_name' from 'pkg'",
+        "broken runs",
+        "broken ModuleNotFoundError not_installed_anywhere No module named "
+        "'not_installed_anywhere'",
+        "blocked ModuleNotFoundError pkg.blocked import of pkg.blocked halted; None in "
+        "sys.modules",
+        "sub leaf+sub",
+    ]

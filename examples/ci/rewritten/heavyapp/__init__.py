@@ -5,5 +5,5 @@ command module is imported at the top of ``heavyapp.cli``, as in most real CLIs,
 an eager start-up pays for all of them; with lazify only the command that runs
 imports its dependency.
 """
-from lazify._importlib_bootstrap import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())
+import lazify._importlib_bootstrap as __lazy__; __lazy__ = __lazy__.__lazy_module__(globals())
 __version__ = "1.0"

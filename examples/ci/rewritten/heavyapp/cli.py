@@ -1,5 +1,5 @@
 """Argument parsing and dispatch for heavyapp."""
-from lazify._importlib_bootstrap import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())
+import lazify._importlib_bootstrap as __lazy__; __lazy__ = __lazy__.__lazy_module__(globals())
 __lazy__.__lazy_import__(('argparse', None))
 __lazy__.__lazy_import__(('sys', None))
 

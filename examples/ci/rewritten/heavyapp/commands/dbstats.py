@@ -1,5 +1,5 @@
 """``heavyapp db``: word counts through an in-memory SQLite database."""
-from lazify._importlib_bootstrap import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())
+import lazify._importlib_bootstrap as __lazy__; __lazy__ = __lazy__.__lazy_module__(globals())
 __lazy__.__lazy_import__(('sqlite3', None))
 __lazy__.__lazy_from__('decimal', ('Decimal', None))
 

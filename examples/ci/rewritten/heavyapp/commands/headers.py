@@ -1,5 +1,5 @@
 """``heavyapp headers``: parse an HTTP header block."""
-from lazify._importlib_bootstrap import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())
+import lazify._importlib_bootstrap as __lazy__; __lazy__ = __lazy__.__lazy_module__(globals())
 __lazy__.__lazy_import__(('http.client', None))
 __lazy__.__lazy_import__(('io', None))
 __lazy__.__lazy_import__(('json', None))

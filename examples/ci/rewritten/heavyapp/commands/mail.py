@@ -1,5 +1,5 @@
 """``heavyapp mail``: build a message and print it."""
-from lazify._importlib_bootstrap import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())
+import lazify._importlib_bootstrap as __lazy__; __lazy__ = __lazy__.__lazy_module__(globals())
 __lazy__.__lazy_import__(('email.policy', None))
 __lazy__.__lazy_import__(('email.utils', None))
 __lazy__.__lazy_from__('email.message', ('EmailMessage', None))

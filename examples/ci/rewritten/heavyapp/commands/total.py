@@ -1,5 +1,5 @@
 """``heavyapp total``: add up decimal amounts exactly."""
-from lazify._importlib_bootstrap import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())
+import lazify._importlib_bootstrap as __lazy__; __lazy__ = __lazy__.__lazy_module__(globals())
 __lazy__.__lazy_import__(('decimal', None))
 __lazy__.__lazy_import__(('json', None))
 

@@ -1,5 +1,5 @@
 """``heavyapp xml``: pretty-print XML."""
-from lazify._importlib_bootstrap import __lazy_module__ as __lazy__; __lazy__ = __lazy__(globals())
+import lazify._importlib_bootstrap as __lazy__; __lazy__ = __lazy__.__lazy_module__(globals())
 __lazy__.__lazy_from__('xml.dom', ('minidom', None))
 __lazy__.__lazy_from__('xml.parsers.expat', ('ExpatError', None))
 
