@@ -68,7 +68,11 @@ def _never(fullname: str) -> bool:
     top = fullname.partition(".")[0]
     if top not in (_PLAIN or MACHINERY):
         return False
-    return top != "importlib" or not fullname.startswith(IMPORTLIB_LIBRARIES)
+    if top != "importlib" or _IMPORTLIB_USED:
+        return True
+    # the package itself (so that it catches up with a pending ``import
+    # importlib.util`` as any rewritten package does) and its libraries
+    return not (fullname == "importlib" or fullname.startswith(IMPORTLIB_LIBRARIES))
 
 
 def _import_rewriter():
@@ -83,15 +87,20 @@ def _import_rewriter():
 
 def plain_modules() -> frozenset:
     """The top-level packages the hook never rewrites (measured once per process)."""
-    global _PLAIN
+    global _PLAIN, _IMPORTLIB_USED
     if _PLAIN is None:
         names = _cache.read_rewriter_deps()
         if names is None:
             from . import _rewriter_deps
 
             names = _rewriter_deps.measured(_import_rewriter)
+        _IMPORTLIB_USED = "importlib" in names
         _PLAIN = MACHINERY | names
     return _PLAIN
+
+
+#: whether the rewriter itself imports importlib: then none of it is rewritten
+_IMPORTLIB_USED = True
 
 
 def _wanted(fullname: str) -> bool:
