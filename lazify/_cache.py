@@ -91,14 +91,13 @@ FORMAT = f"{VERSION.replace('.', 'v')}f{CACHE_FORMAT}h{_sources_fingerprint()}"
 def mechanism() -> str:
     """The mechanism the hook compiles for ("native" or "rewrite"): the one
     ``install()`` set, else ``LAZIFY_MECHANISM`` or the interpreter's default."""
-    rt = _mode
-    settings = rt._settings
+    settings = _mode._settings
     if settings.mechanism is None:
         value = os.environ.get("LAZIFY_MECHANISM", "").strip().lower()
-        if value == "rewrite" or (value == "native" and rt.NATIVE_AVAILABLE):
+        if value == "rewrite" or (value == "native" and _mode.NATIVE_AVAILABLE):
             settings.mechanism = value
         else:
-            settings.mechanism = rt.default_mechanism()
+            settings.mechanism = _mode.default_mechanism()
     return settings.mechanism
 
 

@@ -106,7 +106,7 @@ _IMPORTLIB_USED = True
 def _wanted(fullname: str) -> bool:
     """Whether global mode asks for this module to be rewritten (no I/O)."""
     try:
-        return _mode._settings.enabled and not _mode.is_excluded(fullname)
+        return _mode._settings.enabled and not _mode.excluded(fullname)
     except Exception:  # a broken setting must not break every import
         return False
 
@@ -267,11 +267,12 @@ class LazifyFinder:
         """Return the first spec the later finders give, with ``LazifyLoader`` when it fits."""
         if _state.busy or _never(fullname):
             return None
-        later = self not in sys.meta_path    # not installed: ask them all
-        for finder in sys.meta_path:
-            if not later:
-                later = finder is self
-                continue
+        finders = sys.meta_path
+        try:
+            later = finders[finders.index(self) + 1:]
+        except ValueError:                   # not installed: ask them all
+            later = finders[:]
+        for finder in later:
             find_spec = getattr(finder, "find_spec", None)
             if find_spec is None:
                 continue

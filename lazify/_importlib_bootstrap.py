@@ -33,8 +33,8 @@ from _operator import itemgetter as _itemgetter
 from _thread import _local, get_ident
 from _weakref import ref
 
-from ._mode import (DEFAULT_EXCLUDING, _LazyImportType, _find_spec, _guarded, _settings,
-                    is_excluded, machinery_file)
+from ._mode import (_LazyImportType, _find_spec, _guarded, _settings, excluded, is_excluded,
+                    machinery_file)
 
 _MISSING = object()
 _EMPTY = frozenset()
@@ -66,30 +66,6 @@ _replaying = _local()
 #: how deep a deferred import may re-enter itself from user code before the
 #: re-entry is answered "not there yet" (a safety net against a loop)
 _MAX_REENTRY = 3
-
-#: [settings generation, {package name: is_excluded(name)}]
-_excluded_packages = [-1, None]
-
-
-def _is_excluded(name: str) -> bool:
-    """is_excluded(name), for a module whose body starts: each package's own answer
-    is worked out once per settings generation (the module's siblings ask it too)."""
-    excluding = _settings.excluding
-    if excluding is None:
-        excluding = DEFAULT_EXCLUDING
-    if not name or name in excluding:
-        return bool(name)
-    parent = name.rpartition(".")[0]
-    if not parent:
-        return False
-    known = _excluded_packages
-    if known[0] != _settings.generation:
-        known[:] = [_settings.generation, {}]
-    excluded = known[1].get(parent)
-    if excluded is None:
-        excluded = known[1][parent] = is_excluded(parent)
-    return excluded
-
 
 #: (module text with its leading dots, package) -> the absolute name it imports
 #: from, or None (see _absolute)
@@ -534,7 +510,7 @@ class _ModuleState(_PackageSubmodules):
     def _refresh(self) -> bool:
         """Take the settings in again after set_lazy_imports()/install(); return
         ``all_lazy``."""
-        self.all_lazy = all_lazy = _settings.enabled and not _is_excluded(self.name)
+        self.all_lazy = all_lazy = _settings.enabled and not excluded(self.name)
         self.generation = generation = _settings.generation
         self.lazy_generation = generation if all_lazy else -1
         return all_lazy
@@ -1490,7 +1466,7 @@ def __lazy_module__(namespace, *fallback_names):
                 state.install()
     # the settings as state._refresh() takes them in, without its frame
     state.generation = generation = _settings.generation
-    if _settings.enabled and not _is_excluded(name):
+    if _settings.enabled and not excluded(name):
         state.all_lazy = True
         state.lazy_generation = generation
     if _TUPLE_LAYOUT:

@@ -127,16 +127,22 @@ def set_mechanism(name: str) -> None:
 # the hook compiled; lazify's filter makes one eager when lazify is off, when
 # its importer is excluded, or when it is guarded and its package is missing.
 
-#: importer name -> whether it is excluded, for the settings of now
+#: module name -> whether it is excluded, for the settings of now (the hook asks for
+#: every module, the runtime when its body starts, the filter at its statements)
 _excluded_importers = {}
+
+
+def excluded(name: str) -> bool:
+    """:func:`is_excluded`, remembered until the settings change."""
+    known = _excluded_importers.get(name)
+    if known is None:
+        known = _excluded_importers[name] = is_excluded(name)
+    return known
 
 
 def _lazy_imports_filter(importer, name, fromlist):
     """PEP 810's filter: False makes this lazy import eager."""
-    excluded = _excluded_importers.get(importer)
-    if excluded is None:
-        excluded = _excluded_importers[importer] = is_excluded(importer or "")
-    if excluded or not _settings.enabled:
+    if excluded(importer or "") or not _settings.enabled:
         # lazy only where the module opts in with PEP 810's __lazy_modules__, as the
         # rewrite's runtime decides (_ModuleState.lazy_for)
         module = sys.modules.get(importer)
@@ -348,14 +354,22 @@ def _guarded(frame) -> bool:
     return guarded
 
 
+def _rewritten_state(frame):
+    """The rewrite's state of the module whose body runs in ``frame``, or None."""
+    owner = frame.f_globals.get("__lazy__")
+    runtime = sys.modules.get(_RUNTIME) if owner is not None else None
+    if runtime is not None and isinstance(owner, runtime._Namespace):
+        return owner.__lazify_state__
+    return None
+
+
 def _known_guarded(frame):
     """A module body's guardedness if worked out already, None if not yet (the
     walk goes on above it).  Under the rewrite a body lazify did not rewrite
     defers nothing: False, and the walk stops there."""
-    owner = frame.f_globals.get("__lazy__")
-    runtime = sys.modules.get(_RUNTIME) if owner is not None else None
-    if runtime is not None and isinstance(owner, runtime._Namespace):
-        return owner.__lazify_state__.guarded
+    state = _rewritten_state(frame)
+    if state is not None:
+        return state.guarded
     if _settings.mechanism != "native":
         return False
     known = _native_guarded.get(id(frame))
@@ -365,10 +379,9 @@ def _known_guarded(frame):
 
 
 def _keep_guarded(frame, guarded) -> None:
-    owner = frame.f_globals.get("__lazy__")
-    runtime = sys.modules.get(_RUNTIME) if owner is not None else None
-    if runtime is not None and isinstance(owner, runtime._Namespace):
-        owner.__lazify_state__.guarded = guarded
+    state = _rewritten_state(frame)
+    if state is not None:
+        state.guarded = guarded
         return
     if len(_native_guarded) >= _NATIVE_GUARDED_KEPT:
         _native_guarded.clear()
