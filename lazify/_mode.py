@@ -18,6 +18,7 @@ import sys
 #: the module the generated code imports (:data:`lazify._entry_points.RUNTIME`)
 _RUNTIME = "lazify._importlib_bootstrap"
 _NO_DICT = {}
+_modules = sys.modules
 
 if sys.version_info >= (3, 15):
     # PEP 810: what a ``lazy import`` binds until first use (types.LazyImportType)
@@ -108,6 +109,7 @@ def set_lazy_imports(enabled: bool = True, *, excluding=None) -> None:
     _settings.excluding = excluding
     _settings.generation += 1
     _excluded_importers.clear()
+    _lazy_importers.clear()
 
 
 def set_mechanism(name: str) -> None:
@@ -140,8 +142,20 @@ def excluded(name: str) -> bool:
     return known
 
 
+#: importers whose lazy imports of a module already loaded are lazy as written
+#: (lazify on, not excluded): the filter's first test, one lookup each.  Emptied
+#: when the settings change
+_lazy_importers = set()
+
+
 def _lazy_imports_filter(importer, name, fromlist):
-    """PEP 810's filter: False makes this lazy import eager."""
+    """PEP 810's filter: False makes this lazy import eager.
+
+    The interpreter calls it at every ``lazy`` statement (a Python call each, about
+    1 % of a tool's start-up): the common case, a module already loaded, imported
+    from a module lazify defers in, is answered first."""
+    if name in _modules and importer in _lazy_importers:
+        return True
     if excluded(importer or "") or not _settings.enabled:
         # lazy only where the module opts in with PEP 810's __lazy_modules__, as the
         # rewrite's runtime decides (_ModuleState.lazy_for)
@@ -149,6 +163,8 @@ def _lazy_imports_filter(importer, name, fromlist):
         explicit = getattr(module, "__dict__", _NO_DICT).get("__lazy_modules__")
         if explicit is None or name not in explicit:
             return False
+    elif importer is not None:
+        _lazy_importers.add(importer)
     top = name.partition(".")[0]
     if top in sys.modules or not top:
         return True

@@ -251,6 +251,23 @@ def test_filter_makes_lazy_statements_eager_when_off_or_excluded(tmp_path):
 
 
 @needs_native
+def test_an_excluded_module_defers_its_opt_ins_only(tmp_path):
+    # the filter answers lazy imports of modules already loaded from a table of
+    # importers: an excluded module that opts in for one name must not get in it
+    _tree(tmp_path, {
+        "skip/__init__.py": "__lazy_modules__ = ['json']\nimport json\nimport os\nimport sys\n",
+        "main.py": """\
+            import os, json, sys, lazify
+            lazify.install(excluding={"skip"})
+            import skip
+            print([lazify.is_lazy_import(vars(skip), n) for n in ("json", "os", "sys")])
+        """,
+    })
+    proc = run_python(["main.py"], cwd=tmp_path, env_extra=NATIVE_ENV)
+    assert proc.stdout == "[True, False, False]\n"
+
+
+@needs_native
 def test_guarded_import_of_a_missing_package_raises_at_its_statement(tmp_path):
     _tree(tmp_path, {
         "opt.py": "import json\nimport not_installed_anywhere\n",
