@@ -11,8 +11,9 @@ What it does:
 
 1. creates a throwaway venv (``--python``, default python3.11) under
    ``--workdir`` with the tools pinned in ``requirements.txt``, the two peers,
-   and lazify from this working tree (``pip install -e``); reused while
-   ``requirements.txt`` and the interpreter are unchanged (``--reinstall``);
+   and lazify from this working tree, installed as users get it (a regular
+   install, not an editable one; reinstalled when its sources change); reused
+   while ``requirements.txt`` and the interpreter are unchanged (``--reinstall``);
 2. per implementation a directory holding a ``sitecustomize.py``
    (``sitecustomize/<impl>/``), put on ``PYTHONPATH`` so the tools run unmodified;
    on Python 3.15+ also PEP 810's native lazy imports, ``native`` (switched on
@@ -176,6 +177,8 @@ def ensure_venv(venv: Path, python: str, reinstall: bool) -> dict:
     """Create (or reuse) the benchmark venv; return install facts."""
     version = subprocess.run([python, "-c", "import sys; print(sys.version)"],
                              check=True, capture_output=True, text=True).stdout.strip()
+    # (the last token is the venv layout's since its first version: it keeps the
+    # venvs made then valid; lazify itself is installed by install_lazify)
     stamp_text = REQUIREMENTS.read_text() + "\n" + version + "\n" + str(ROOT) + "\neditable=compat"
     stamp = hashlib.sha256(stamp_text.encode()).hexdigest()
     stamp_file = venv / ".lzbench-stamp"
@@ -185,6 +188,7 @@ def ensure_venv(venv: Path, python: str, reinstall: bool) -> dict:
         facts["reused"] = True
         if failed_file.exists():
             facts["not_installed"] = json.loads(failed_file.read_text())
+        install_lazify(venv)
         return facts
     if venv.exists():
         shutil.rmtree(venv)
@@ -207,16 +211,36 @@ def ensure_venv(venv: Path, python: str, reinstall: bool) -> dict:
                 why = errors[-1] if errors else lines[-1] if lines else f"exit {r.returncode}"
                 facts["not_installed"][req] = why[:300]
                 log(f"  NOT INSTALLED: {req}: {why[:200]}")
-    # "compat" editable mode: a plain .pth path entry.  The default (strict
-    # finder) mode imports pathlib and urllib.parse from a .pth file at every
-    # start-up, for every implementation, which is not what an installed
-    # lazify costs.
-    subprocess.run(pip + ["-e", str(ROOT), "--config-settings", "editable_mode=compat"],
-                   check=True, env=env)
+    install_lazify(venv)
     facts["install_seconds"] = round(time.perf_counter() - t0, 1)
     failed_file.write_text(json.dumps(facts["not_installed"], indent=1) + "\n")
     stamp_file.write_text(stamp)
     return facts
+
+
+def lazify_digest() -> str:
+    """A hash of what an install of this working tree's lazify contains."""
+    digest = hashlib.sha256()
+    for path in sorted([ROOT / "pyproject.toml", *(ROOT / "lazify").glob("*.py")]):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def install_lazify(venv: Path) -> None:
+    """Install lazify from this working tree as users get it, a regular install
+    (redone when its sources change): not an editable one, which puts the
+    checkout on every start-up's sys.path and whose lazify, a source checkout,
+    stats its own sources at every start to invalidate its cache while it is
+    developed (:func:`lazify._cache._sources_fingerprint`)."""
+    stamp_file = venv / ".lzbench-lazify"
+    digest = lazify_digest()
+    if stamp_file.exists() and stamp_file.read_text() == digest:
+        return
+    log(f"installing lazify from {ROOT} into {venv} ...")
+    subprocess.run([str(venv_python(venv)), "-m", "pip", "install", "-q",
+                    "--disable-pip-version-check", "--no-deps", "--force-reinstall", str(ROOT)],
+                   check=True, env=clean_env())
+    stamp_file.write_text(digest)
 
 
 def requirement_lines() -> tuple[list[str], list[str]]:
