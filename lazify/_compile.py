@@ -10,7 +10,7 @@ import os
 import sys
 import time
 
-from . import _cache, _hook, _mode, _sources
+from . import _cache, _cache_write, _hook, _mode, _sources
 
 
 def compile_paths(paths, *, hash_based=False, mechanism=None) -> int:
@@ -50,14 +50,14 @@ def compile_paths(paths, *, hash_based=False, mechanism=None) -> int:
         except Exception as exc:
             errors.append(f"{path}: {type(exc).__name__}: {exc}")
             continue
-        use_hash = hash_based or _cache.want_hash(path)
-        if not use_hash and _cache.is_too_fresh(st.st_mtime):
+        use_hash = hash_based or _cache_write.want_hash(path)
+        if not use_hash and _cache_write.is_too_fresh(st.st_mtime):
             fresh.append((path, code, st, data))
             continue
         written += _write(path, code, st, data, use_hash, errors)
     if fresh:
         newest = max(int(st.st_mtime) for _, _, st, _ in fresh)
-        delay = newest + 2 - _cache._now()
+        delay = newest + 2 - _cache_write._now()
         if 0 < delay <= 3:
             time.sleep(delay)
         for path, code, st, data in fresh:
@@ -68,7 +68,7 @@ def compile_paths(paths, *, hash_based=False, mechanism=None) -> int:
             except OSError as exc:
                 errors.append(f"{path}: {exc}")
                 continue
-            written += _write(path, code, st, data, _cache.is_too_fresh(st.st_mtime), errors)
+            written += _write(path, code, st, data, _cache_write.is_too_fresh(st.st_mtime), errors)
     for message in errors:
         print(f"lazify compile: {message}", file=sys.stderr)
     return 1 if errors else 0
@@ -87,7 +87,7 @@ def paths_that_exist(paths, errors) -> list:
 
 def _write(path, code, st, data, use_hash, errors) -> bool:
     facts = {"source_mtime": st.st_mtime, "source_size": st.st_size, "source_mode": st.st_mode}
-    if _cache.write_cached(path, code, source_bytes=data, hash_based=use_hash, force=True,
+    if _cache_write.write_cached(path, code, source_bytes=data, hash_based=use_hash, force=True,
                            **facts) is None:
         errors.append(f"{path}: could not write the cache file")
         return False

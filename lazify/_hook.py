@@ -219,7 +219,9 @@ class LazifyLoader(SourceFileLoader):
         if st is not None and rewritten:
             busy, _state.busy = _state.busy, True  # an import while writing: pytest#3506
             try:
-                used = _cache.write_cached(
+                from . import _cache_write
+
+                used = _cache_write.write_cached(
                     source_path,
                     code,
                     source_mtime=st.st_mtime,

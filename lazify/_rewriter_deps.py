@@ -23,7 +23,7 @@ loaded, plain, before anything is rewritten.
 import os
 import sys
 
-from . import _cache
+from . import _cache_write
 
 _MEASURE = (
     "import sys\n"
@@ -154,7 +154,7 @@ def _run(argv) -> bytes | None:
 def measured(import_rewriter) -> frozenset:
     """Top-level names of the modules the rewriter needs on this interpreter,
     measured now (the hook reads a kept measurement without importing this
-    module): in a child interpreter, kept with :func:`_cache.write_rewriter_deps`,
+    module): in a child interpreter, kept with :func:`_cache_write.write_rewriter_deps`,
     or, when nothing can be kept, by running the rewriter in this process.
 
     :param import_rewriter: imports and exercises the rewriter in this process
@@ -162,7 +162,7 @@ def measured(import_rewriter) -> frozenset:
     """
     if not sys.dont_write_bytecode:
         names = measure()
-        if names is not None and _cache.write_rewriter_deps(names):
+        if names is not None and _cache_write.write_rewriter_deps(names):
             return names
     before = set(sys.modules)
     import_rewriter()

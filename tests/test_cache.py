@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from lazify import _cache
+from lazify import _cache, _cache_write
 from tests._util import run_python
 
 SOURCE = "X = 1\ndef f():\n    return X\n"
@@ -45,7 +45,7 @@ def code_for(path):
 
 def written(path, **kwargs):
     """Compile and cache a source; return the cache file path."""
-    pyc = _cache.write_cached(path, code_for(path), **kwargs)
+    pyc = _cache_write.write_cached(path, code_for(path), **kwargs)
     assert pyc is not None
     return pyc
 
@@ -184,7 +184,7 @@ def test_cpython_itself_accepts_the_files(tmp_path, hash_based):
     """The header is CPython's own: copied to the plain pyc path, the interpreter loads it."""
     src = make_source(tmp_path)
     marked = compile("MARK = 'from the pyc'\n", src, "exec", dont_inherit=True)
-    pyc = _cache.write_cached(src, marked, hash_based=hash_based)
+    pyc = _cache_write.write_cached(src, marked, hash_based=hash_based)
     plain = importlib.util.cache_from_source(src)
     with open(pyc, "rb") as f, open(plain, "wb") as g:
         g.write(f.read())
@@ -202,16 +202,16 @@ def test_cpython_itself_accepts_the_files(tmp_path, hash_based):
 def test_source_date_epoch_selects_checked_hash(monkeypatch, tmp_path):
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1")
     src = make_source(tmp_path)
-    assert _cache.want_hash(src)
+    assert _cache_write.want_hash(src)
     with open(written(src), "rb") as f:
         assert int.from_bytes(f.read(8)[4:8], "little") == 0b11
 
 
 def test_hash_based_plain_pyc_selects_checked_hash(tmp_path):
     src = make_source(tmp_path)
-    assert not _cache.want_hash(src)
+    assert not _cache_write.want_hash(src)
     py_compile.compile(src, invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH, doraise=True)
-    assert _cache.want_hash(src)
+    assert _cache_write.want_hash(src)
     with open(written(src), "rb") as f:
         assert int.from_bytes(f.read(8)[4:8], "little") == 0b11
 
@@ -356,19 +356,19 @@ def test_unchecked_hash_pyc_follows_check_hash_based_pycs(tmp_path):
 def test_same_second_edit_is_not_cached(tmp_path):
     """Regression case for pytest#13292 / cpython#75953."""
     src = make_source(tmp_path, mtime=time.time())
-    assert _cache.write_cached(src, code_for(src)) is None
+    assert _cache_write.write_cached(src, code_for(src)) is None
     assert not os.path.exists(_cache.cache_path(src))
     # one second ago is still "the last second"
     os.utime(src, (time.time() - 1, time.time() - 1))
-    assert _cache.write_cached(src, code_for(src)) is None
+    assert _cache_write.write_cached(src, code_for(src)) is None
     os.utime(src, (time.time() - 3, time.time() - 3))
-    assert _cache.write_cached(src, code_for(src)) is not None
+    assert _cache_write.write_cached(src, code_for(src)) is not None
 
 
 def test_post_2038_mtime(monkeypatch, tmp_path):
     """An mtime past 2**32 seconds is stored modulo 2**32, as CPython does (pytest 1934-1957)."""
     future = 2**32 + 12345
-    monkeypatch.setattr(_cache, "_now", lambda: future + 100)  # the clock is in 2106 too
+    monkeypatch.setattr(_cache_write, "_now", lambda: future + 100)  # the clock is in 2106 too
     src = make_source(tmp_path, mtime=future)
     pyc = written(src)
     with open(pyc, "rb") as f:
@@ -380,18 +380,18 @@ def test_post_2038_mtime(monkeypatch, tmp_path):
 
 def test_future_mtime_is_not_cached_in_timestamp_mode(tmp_path):
     src = make_source(tmp_path, mtime=2**32 + 12345)
-    assert _cache.write_cached(src, code_for(src)) is None
-    assert _cache.write_cached(src, code_for(src), hash_based=True) is not None
+    assert _cache_write.write_cached(src, code_for(src)) is None
+    assert _cache_write.write_cached(src, code_for(src), hash_based=True) is not None
 
 
 def test_dont_write_bytecode_is_read_at_write_time(monkeypatch, tmp_path):
     src = make_source(tmp_path)
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
-    assert _cache.write_cached(src, code_for(src)) is None
+    assert _cache_write.write_cached(src, code_for(src)) is None
     assert not (tmp_path / "__pycache__").exists()
-    assert _cache.write_cached(src, code_for(src), force=True) is not None  # lazify compile
+    assert _cache_write.write_cached(src, code_for(src), force=True) is not None  # lazify compile
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
-    assert _cache.write_cached(src, code_for(src)) is not None
+    assert _cache_write.write_cached(src, code_for(src)) is not None
 
 
 def test_pyc_mode_follows_the_source(tmp_path):
@@ -419,7 +419,7 @@ def test_replace_failure_leaves_nothing_behind(monkeypatch, tmp_path):
         raise OSError(errno.EIO, "replace failed")
 
     monkeypatch.setattr(os, "replace", replace)
-    assert _cache.write_cached(src, code_for(src)) is None
+    assert _cache_write.write_cached(src, code_for(src)) is None
     assert not os.path.exists(_cache.cache_path(src))
     assert os.listdir(tmp_path / "__pycache__") == []
     assert not (tmp_path / "xdg").exists()  # EIO is not "unwritable": no fallback
@@ -434,7 +434,7 @@ def test_replace_permission_error_tries_the_fallback_and_cleans_both(monkeypatch
         raise PermissionError(errno.EACCES, "denied")
 
     monkeypatch.setattr(os, "replace", replace)
-    assert _cache.write_cached(src, code_for(src)) is None
+    assert _cache_write.write_cached(src, code_for(src)) is None
     assert len(calls) == 2
     assert _leftovers(tmp_path) == []
 
@@ -553,7 +553,7 @@ def test_other_errors_do_not_fall_back(monkeypatch, tmp_path):
         return real_open(path, flags, mode, **kw)
 
     monkeypatch.setattr(os, "open", fake_open)
-    assert _cache.write_cached(src, code_for(src)) is None
+    assert _cache_write.write_cached(src, code_for(src)) is None
     assert not (tmp_path / "xdg").exists()
 
 
@@ -564,7 +564,7 @@ def test_fallback_owned_by_someone_else_is_refused(monkeypatch, tmp_path):
     assert _cache.read_cached(src) is not None
     monkeypatch.setattr(os, "getuid", lambda: os.stat(tmp_path).st_uid + 1)
     assert _cache.read_cached(src) is None  # a pyc planted by another user is never run
-    assert _cache.write_cached(src, code_for(src)) is None
+    assert _cache_write.write_cached(src, code_for(src)) is None
 
 
 def test_fallback_writable_by_others_is_refused(tmp_path):
@@ -573,7 +573,7 @@ def test_fallback_writable_by_others_is_refused(tmp_path):
     written(src)
     os.chmod(tmp_path / "xdg" / "lazify", 0o777)
     assert _cache.read_cached(src) is None
-    assert _cache.write_cached(src, code_for(src)) is None
+    assert _cache_write.write_cached(src, code_for(src)) is None
 
 
 # ---------------------------------------------------------------- concurrent writers
@@ -581,7 +581,7 @@ def test_fallback_writable_by_others_is_refused(tmp_path):
 WORKER = textwrap.dedent(
     """
     import os, threading
-    from lazify import _cache
+    from lazify import _cache, _cache_write
 
     def work(src):
         import sys
@@ -594,7 +594,7 @@ WORKER = textwrap.dedent(
         def loop():
             seen_valid = False
             for _ in range(60):
-                _cache.write_cached(src, code)
+                _cache_write.write_cached(src, code)
                 hit = _cache.read_cached(src) is not None
                 seen_valid = seen_valid or hit
                 if seen_valid and not hit:

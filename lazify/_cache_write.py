@@ -1,0 +1,246 @@
+"""Writing lazify's bytecode cache: on a cache miss, by ``lazify compile``, and
+the rewriter's dependencies once per interpreter.
+
+Apart from :mod:`lazify._cache` (the paths, the format, the read path), which
+every start-up imports: this module is imported only when something is written.
+"""
+
+import _io
+import _thread
+import errno
+import marshal
+import os
+import sys
+import time
+
+from ._cache import (FLAG_CHECK_SOURCE, FLAG_HASH_BASED, MAGIC_NUMBER, _cache_from_source,
+                     _CodeType, _fallback_trusted, _read_file, _rewriter_deps_fallback,
+                     cache_path, fallback_path, fallback_root, is_hash_based,
+                     rewriter_deps_path, source_hash)
+
+#: OSError types and errnos meaning "this location cannot hold a cache"
+#: (pytest's set, rewrite.py:1154-1168); only these trigger the fallback.
+_UNWRITABLE_ERRNOS = frozenset((errno.EROFS, errno.ENOSYS))
+_UNWRITABLE_TYPES = (FileNotFoundError, NotADirectoryError, FileExistsError, PermissionError)
+
+#: wall clock, looked up at call time so tests can move it (post-2038 case)
+_now = time.time
+
+
+def want_hash(source_path: str) -> bool:
+    """Decide whether a new cache file for this source is checked-hash.
+
+    py_compile's rule (``SOURCE_DATE_EPOCH`` set), plus: follow the plain pyc
+    beside the source when that one is hash-based (a distro or a Docker
+    image compiled it so, and mtimes cannot be trusted there).
+    """
+    if os.environ.get("SOURCE_DATE_EPOCH"):
+        return True
+    try:
+        plain = _cache_from_source(os.fspath(source_path))
+        with _io.open_code(plain) as f:
+            return is_hash_based(f.read(8))
+    except Exception:
+        return False
+
+
+def is_too_fresh(mtime: float) -> bool:
+    """Whether a timestamp pyc for a source with this mtime could be served stale.
+
+    Two edits within the same second with the same size are indistinguishable
+    in a timestamp pyc (pytest#13292, cpython#75953), so no timestamp cache is
+    written for a source modified in the last second (Nick Coghlan's check
+    from cpython#75953, moved from read time to write time).
+    """
+    return int(mtime) >= int(_now()) - 1
+
+
+def pyc_bytes(
+    code: _CodeType,
+    *,
+    source_mtime: float | None = None,
+    source_size: int | None = None,
+    source_bytes: bytes | None = None,
+    hash_based: bool = False,
+) -> bytes:
+    """Serialize code with a standard pyc header (timestamp or checked-hash)."""
+    data = bytearray(MAGIC_NUMBER)
+    if hash_based:
+        if source_bytes is None:
+            raise ValueError("a hash-based pyc needs the source bytes")
+        data += (FLAG_HASH_BASED | FLAG_CHECK_SOURCE).to_bytes(4, "little")
+        data += source_hash(source_bytes)
+    else:
+        if source_mtime is None or source_size is None:
+            raise ValueError("a timestamp pyc needs the source mtime and size")
+        data += (0).to_bytes(4, "little")
+        data += (int(source_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
+        data += (int(source_size) & 0xFFFFFFFF).to_bytes(4, "little")
+    data += marshal.dumps(code)
+    return bytes(data)
+
+
+def _is_unwritable(exc: OSError) -> bool:
+    return isinstance(exc, _UNWRITABLE_TYPES) or exc.errno in _UNWRITABLE_ERRNOS
+
+
+def _make_dirs(directory: str, mode: int = 0o777) -> None:
+    """Create missing directories one at a time, as ``SourceLoader.set_data`` does.
+
+    A concurrent creator is fine (FileExistsError is tolerated); a
+    ``__pycache__`` that is a *file* also passes here and fails at the write,
+    with NotADirectoryError.
+    """
+    parts = []
+    parent = directory
+    while parent and not os.path.isdir(parent):
+        parent, part = os.path.split(parent)
+        if not part:
+            break
+        parts.append(part)
+    for part in reversed(parts):
+        parent = os.path.join(parent, part)
+        try:
+            os.mkdir(parent, mode)
+        except FileExistsError:
+            continue
+
+
+def write_atomic(path: str, data: bytes, mode: int = 0o666) -> None:
+    """Write ``data`` to ``path`` so that readers see the old file or the new one.
+
+    The temp name is unique per process *and* thread (pytest's pid suffix is
+    not, rewrite.py:317) and is unlinked on any failure (pytest leaves
+    ``.pyc.<pid>`` behind, 325-332).  Raises OSError.
+    """
+    tmp = f"{path}.{os.getpid()}.{_thread.get_ident()}.tmp"
+    flags = os.O_EXCL | os.O_CREAT | os.O_WRONLY | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(tmp, flags, mode & 0o666)
+    except FileExistsError:
+        # only a crashed earlier process with our pid and thread id leaves this
+        if os.path.isdir(os.path.dirname(tmp) or "."):
+            os.unlink(tmp)
+            fd = os.open(tmp, flags, mode & 0o666)
+        else:
+            raise
+    try:
+        with _io.FileIO(fd, "wb") as f:
+            view = memoryview(data)
+            while view:
+                view = view[f.write(view):]
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _fallback_ready(root: str) -> bool:
+    """Create the per-user root 0o700; refuse one that is not ours alone."""
+    try:
+        os.makedirs(root, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return False
+    return _fallback_trusted(root)
+
+
+def _write_to(pyc_path: str, data: bytes, mode: int, dir_mode: int = 0o777) -> None:
+    _make_dirs(os.path.dirname(pyc_path), dir_mode)
+    write_atomic(pyc_path, data, mode)
+
+
+def write_cached(
+    source_path: str,
+    code: _CodeType,
+    *,
+    source_mtime: float | None = None,
+    source_size: int | None = None,
+    source_mode: int | None = None,
+    source_bytes: bytes | None = None,
+    hash_based: bool | None = None,
+    pyc_path: str | None = None,
+    force: bool = False,
+    optimize: int | None = None,
+) -> str | None:
+    """Write the cache file for a source; return its path, or None. Never raises.
+
+    ``hash_based=None`` decides by :func:`want_hash`.  ``sys.dont_write_bytecode``
+    is read now, not at import, because it can change at runtime (``force``,
+    for ``lazify compile``, ignores it, as compileall does).  A timestamp
+    file is not written for a source modified in the last second.  On an
+    unwritable ``__pycache__`` the per-user directory is used instead.
+    """
+    if sys.dont_write_bytecode and not force:
+        return None
+    try:
+        source_path = os.fspath(source_path)
+        if source_mtime is None or source_size is None or source_mode is None:
+            st = os.stat(source_path)
+            source_mtime, source_size, source_mode = st.st_mtime, st.st_size, st.st_mode
+        if hash_based is None:
+            hash_based = want_hash(source_path)
+        if hash_based:
+            if source_bytes is None:
+                source_bytes = _read_file(source_path)
+        elif is_too_fresh(source_mtime):
+            return None
+        data = pyc_bytes(
+            code,
+            source_mtime=source_mtime,
+            source_size=source_size,
+            source_bytes=source_bytes,
+            hash_based=hash_based,
+        )
+        # CPython's _calc_mode: the source's mode, made writable for the owner
+        mode = (source_mode | 0o200) & 0o666
+        primary = pyc_path if pyc_path is not None else cache_path(source_path, optimize)
+    except Exception:
+        return None
+    if primary is None:
+        return None
+    try:
+        _write_to(primary, data, mode)
+        return primary
+    except OSError as exc:
+        if not _is_unwritable(exc) or pyc_path is not None:
+            return None
+    except Exception:
+        return None
+    # pytest's errno set says the location cannot hold caches: the fallback
+    fallback = fallback_path(source_path, optimize)
+    root = fallback_root()
+    if fallback is None or root is None or not _fallback_ready(root):
+        return None
+    try:
+        _write_to(fallback, data, mode & 0o600, 0o700)
+        return fallback
+    except Exception:
+        return None
+
+
+def write_rewriter_deps(names) -> bool:
+    """Keep a measurement beside lazify's bytecode, else in the per-user cache."""
+    data = " ".join(sorted(names)).encode("ascii") + b"\n"
+    primary = rewriter_deps_path()
+    if primary is not None:
+        try:
+            _make_dirs(os.path.dirname(primary))
+            write_atomic(primary, data)
+            return True
+        except OSError:
+            pass
+    root = fallback_root()
+    if root is None or not _fallback_ready(root):
+        return False
+    try:
+        path = rewriter_deps_path(_rewriter_deps_fallback())
+        _make_dirs(os.path.dirname(path), 0o700)
+        write_atomic(path, data, 0o600)
+        return True
+    except OSError:
+        return False
