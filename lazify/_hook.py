@@ -266,8 +266,15 @@ class LazifyFinder:
         return "<lazify.LazifyFinder>"
 
     def find_spec(self, fullname, path=None, target=None):
-        """Return the first spec the later finders give, with ``LazifyLoader`` when it fits."""
-        if _state.busy or _never(fullname):
+        """Return the first spec the later finders give, with ``LazifyLoader`` when it fits.
+
+        When none of them has the module, the import system asks them all again
+        after this finder; a name none had is left to the import system from then
+        on (one search per failed import, not two: optional dependencies are
+        tried again and again, ``nt`` seven times by every ``ntpath``), until
+        ``importlib.invalidate_caches()``.
+        """
+        if _state.busy or _never(fullname) or fullname in _missing:
             return None
         finders = sys.meta_path
         try:
@@ -282,6 +289,7 @@ class LazifyFinder:
             if spec is not None:
                 break
         else:
+            _missing.add(fullname)
             return None
         loader = spec.loader
         if type(loader) is not SourceFileLoader:
@@ -305,7 +313,12 @@ class LazifyFinder:
         return spec
 
     def invalidate_caches(self):
-        """Nothing to invalidate: the later finders get their own call."""
+        """Forget the names no finder had (the later finders get their own call)."""
+        _missing.clear()
+
+
+#: names of modules none of the finders after lazify's had (see find_spec)
+_missing = set()
 
 
 #: modules of CPython's own loaders (builtin, frozen, extension, sourceless,

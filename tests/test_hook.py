@@ -612,6 +612,32 @@ def test_finder_asks_each_later_finder_once(isolated_imports):
     assert [name for name in calls if not name.startswith("lazify.")] == ["lzmod"]
 
 
+def test_a_missing_module_is_searched_once_per_failed_import(isolated_imports):
+    """Each finder is asked once per failed import (twice on the first: lazify's
+    finder asks the later ones, then the import system does); a module that
+    appears after importlib.invalidate_caches() is lazified."""
+    calls = []
+
+    class Spy:
+        def find_spec(self, name, path=None, target=None):
+            if name == "lzlater":
+                calls.append(name)
+            return None
+
+    _hook.install()
+    sys.meta_path.insert(1, Spy())
+    for _ in range(3):
+        with pytest.raises(ModuleNotFoundError):
+            import lzlater  # noqa: F401
+    assert len(calls) == 4
+    (isolated_imports / "lzlater.py").write_text("import lzdep\n")
+    importlib.invalidate_caches()
+    import lzlater
+
+    assert type(lzlater.__loader__) is _hook.LazifyLoader
+    assert _mode.is_lazy_import(vars(lzlater), "lzdep")
+
+
 def test_busy_flag_passes_everything_through(isolated_imports):
     _hook.install()
     _hook._state.busy = True
