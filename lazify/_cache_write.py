@@ -76,8 +76,41 @@ def pyc_bytes(
         data += (0).to_bytes(4, "little")
         data += (int(source_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
         data += (int(source_size) & 0xFFFFFFFF).to_bytes(4, "little")
+    held = _strings(code, [])            # see _strings: kept alive while marshalled
     data += marshal.dumps(code)
+    del held
     return bytes(data)
+
+
+def _strings(code, found):
+    """Every string ``code`` holds, its nested code's too, appended to ``found``.
+
+    marshal writes an object that something else references too with a flag
+    that lets later copies refer to it, and one referenced once without: before
+    3.12 an identifier like ``json`` is shared with whatever else in the process
+    interned it (a setting naming the module, say), so the bytes of a pyc would
+    depend on the process that wrote it.  Held in ``found`` while marshalled,
+    every string is referenced more than once, whatever the process.
+    """
+    found.extend(code.co_names)
+    found.extend(code.co_varnames)
+    found.extend(code.co_cellvars)
+    found.extend(code.co_freevars)
+    found.append(code.co_name)
+    found.append(code.co_filename)
+    found.append(getattr(code, "co_qualname", code.co_name))
+    _constant_strings(code.co_consts, found)
+    return found
+
+
+def _constant_strings(constants, found):
+    for constant in constants:
+        if isinstance(constant, str):
+            found.append(constant)
+        elif isinstance(constant, _CodeType):
+            _strings(constant, found)
+        elif isinstance(constant, (tuple, frozenset)):
+            _constant_strings(constant, found)
 
 
 def _is_unwritable(exc: OSError) -> bool:
