@@ -65,6 +65,7 @@ def main(argv=None) -> int:
     venv = workdir / "venv"
     if not bench.venv_python(venv).exists():
         ap.error(f"no benchmark venv in {workdir}: run run.py --python {args.python} first")
+    bench.install_lazify(venv)           # this working tree's lazify, as installed
     project = workdir / "project"
     project.mkdir(exist_ok=True)
     (project / "pyproject.toml").write_text(bench.PROJECT_PYPROJECT)

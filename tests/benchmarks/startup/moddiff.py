@@ -630,6 +630,7 @@ def main(argv=None):
     venv = workdir / "venv"
     if not venv.exists():
         ap.error(f"no benchmark venv in {workdir}: run run.py --python {args.python} --check-only first")
+    bench.install_lazify(venv)           # this working tree's lazify, as installed
     out_path = args.out or bench.HERE / f"module-differences-{version}.json"
     wanted = args.impls.split(",") if args.impls else (
         ["plain", "lazify"] if args.base_python else IMPLS)
