@@ -356,6 +356,7 @@ def uninstall():
     """Remove the import hook; modules already imported keep working.  The
     interpreter gets back the lazy imports mode and filter it had before."""
     sys.meta_path[:] = [f for f in sys.meta_path if f is not _finder]
+    _missing.clear()
     _mode.native_off()
 
 
