@@ -60,6 +60,14 @@ def _absolute(module, level, package):
     base = ".".join(parts[: len(parts) - level + 1])
     return f"{base}.{module}" if module else base
 
+def _line_at(code, offset):
+    """The line of the instruction at byte ``offset`` of ``code`` (a frame's
+    ``f_lasti``), as the frame's ``f_lineno`` gives it while it runs there."""
+    for start, end, line in code.co_lines():
+        if start <= offset < end:
+            return line if line is not None else code.co_firstlineno
+    return code.co_firstlineno
+
 #: per thread: a failed package import is being repaired (see _replay_in_order)
 _replaying = _local()
 
@@ -81,21 +89,30 @@ _TOP, _AS, _FROM = range(3)
 class _Entry:
     """How to import one pending name, and where the statement was."""
 
-    __slots__ = ("kind", "module", "level", "attr", "asname", "submodules", "lineno",
+    __slots__ = ("kind", "module", "level", "attr", "asname", "submodules", "where",
                  "statement_module")
 
-    def __init__(self, kind, module, level, attr, asname, lineno, statement_module=None):
+    def __init__(self, kind, module, level, attr, asname, frame, statement_module=None):
         self.kind = kind
         self.module = module          # as written, without leading dots
         self.level = level
         self.attr = attr              # _FROM: the name imported from module
         self.asname = asname          # None without "as"
         self.submodules = [module] if kind == _TOP else None
-        self.lineno = lineno
+        #: the statement's code and offset in it: its line is worked out only
+        #: when a message needs it (``f_lineno`` walks the line table from the
+        #: start, more than the rest of a registration in a long module)
+        self.where = (frame.f_code, frame.f_lasti)
         #: _FROM: a one-item list shared by the names of one statement; it
         #: holds the module the first of them was resolved from, so that
         #: ``from m import a, b`` binds both from the same module object
         self.statement_module = statement_module
+
+    @property
+    def lineno(self):
+        """The line of the statement."""
+        code, offset = self.where
+        return _line_at(code, offset)
 
     def load(self, namespace):
         """Do what the eager statement would do now; return the bound value."""
@@ -491,7 +508,7 @@ class _ModuleState(_PackageSubmodules):
     #: the generation while all its statements are lazy in it, else -1 (one
     #: comparison on every registration)
     lazy_generation = -1
-    #: (name, thread id) -> (depth, line of the statement): deferred imports of
+    #: (name, thread id) -> (depth, the pending entry): deferred imports of
     #: this module running now (a dict of its own once one runs)
     resolving = _NOTHING_RUNNING
     #: imported where an ImportError is caught (see :func:`_guarded`); None
@@ -545,7 +562,7 @@ class _ModuleState(_PackageSubmodules):
             self._refresh()
         if not self.all_lazy or bound in self.pending:
             return self.register(bound, _Entry(_TOP if asname is None else _AS, module, 0,
-                                                None, asname, frame.f_lineno))
+                                                None, asname, frame))
         modules = sys.modules
         found = modules.get(module)
         if found is None and "." in module and _without_catch_up(module):
@@ -557,12 +574,12 @@ class _ModuleState(_PackageSubmodules):
             found = modules.get(module)
         if found is None or getattr(getattr(found, "__spec__", None), "_initializing", False):
             return self.register(bound, _Entry(_TOP if asname is None else _AS, module, 0,
-                                                None, asname, frame.f_lineno), True)
+                                                None, asname, frame), True)
         if asname is None and bound != module:
             found = modules.get(bound)
             if found is None or getattr(getattr(found, "__spec__", None), "_initializing",
                                         False):
-                return self.register(bound, _Entry(_TOP, module, 0, None, None, frame.f_lineno),
+                return self.register(bound, _Entry(_TOP, module, 0, None, None, frame),
                                      True)
         self.namespace[bound] = found
         if bound in self.unbound:
@@ -589,7 +606,7 @@ class _ModuleState(_PackageSubmodules):
                         self._forget_unbound(bound)
                     return
             checked = target is not None
-        self.register(bound, _Entry(_FROM, module, level, attr, asname, frame.f_lineno,
+        self.register(bound, _Entry(_FROM, module, level, attr, asname, frame,
                                     statement_module), checked)
 
     def _forget_unbound(self, name):
@@ -716,7 +733,7 @@ class _ModuleState(_PackageSubmodules):
                 f"(its deferred import is in progress)", name=name)
         if self.resolving is _NOTHING_RUNNING:
             self.resolving = {}
-        self.resolving[key] = (1 if outer is None else outer[0] + 1, entry.lineno)
+        self.resolving[key] = (1 if outer is None else outer[0] + 1, entry)
         try:
             try:
                 value = entry.load(namespace)
@@ -751,8 +768,8 @@ class _ModuleState(_PackageSubmodules):
         if not self.resolving:
             return False
         thread = get_ident()
-        return any(tid == thread and lineno < line
-                   for (_name, tid), (_depth, lineno) in list(self.resolving.items()))
+        return any(tid == thread and entry.lineno < line
+                   for (_name, tid), (_depth, entry) in list(self.resolving.items()))
 
     def lookup(self, name, caller):
         """lazify's answer for an attribute missing from the module's dict,
@@ -1267,7 +1284,7 @@ class _Namespace(_NamespaceBase):
                     # not imported yet: pending (what register_import would decide)
                     state.register(module if asname is None else asname,
                                    _Entry(_TOP if asname is None else _AS, module, 0, None,
-                                          asname, sys._getframe(1).f_lineno), True)
+                                          asname, sys._getframe(1)), True)
                     continue
                 state.register_import(module, asname, sys._getframe(1))
             return
@@ -1319,7 +1336,7 @@ class _Namespace(_NamespaceBase):
                             # pending (what register_from would decide)
                             state.register(bound, _Entry(
                                 _FROM, name, len(module) - len(name), attr, asname,
-                                sys._getframe(1).f_lineno, shared), True)
+                                sys._getframe(1), shared), True)
                     return
         name = module.lstrip(".")
         level = len(module) - len(name)
