@@ -137,8 +137,11 @@ class _Entry:
         module = shared[0] if shared else None
         if module is None or self.attr not in getattr(module, "__dict__", ()):
             if do_import is _builtin_import:
-                _import_submodule_first(self, namespace)
-            module = do_import(self.module, namespace, None, (self.attr,), self.level)
+                module = _import_submodule_first(self, namespace)
+            else:
+                module = None
+            if module is None:
+                module = do_import(self.module, namespace, None, (self.attr,), self.level)
             if shared is not None and shared[0] is None:
                 shared[0] = module
         try:
@@ -190,33 +193,53 @@ def _import_submodule_first(entry, namespace):
     at the cost of a call and a raised AttributeError for every such import.
     Whatever else differs from importlib's own handling (``pkg.sub`` not found:
     importlib goes on to look for the attribute) is left to the import that follows.
+
+    Returns ``pkg`` when the statement's own import would now only hand it back
+    (``pkg.sub`` imported and bound on it, ``pkg`` finished initializing and
+    still in sys.modules, the statement's package resolved without a warning),
+    else None: then that import runs.
     """
+    package_name = None
     if entry.level:
-        target = _absolute(entry.module, entry.level, namespace.get("__package__"))
+        package_name = namespace.get("__package__")
+        target = _absolute(entry.module, entry.level, package_name)
         if target is None:
-            return
+            return None
     else:
         target = entry.module
-    package = sys.modules.get(target)
+    modules = sys.modules
+    package = modules.get(target)
     space = getattr(package, "__dict__", None)
     if space is None or entry.attr in space or "__path__" not in space:
-        return
+        return None
     fullname = f"{target}.{entry.attr}"
-    if fullname in sys.modules:
-        return
+    if fullname in modules:
+        return None
     owner = space.get("__lazy__")
     if not isinstance(owner, _Namespace):
-        return
+        return None
     state = owner.__lazify_state__
     if state.namespace is not space or space.get("__getattr__") is not state.getattr_fn \
             or state.getattr_fn is None or state.user_getattr is not None \
             or entry.attr in state.pending:
-        return
+        return None
     try:
-        sys.modules["_frozen_importlib"]._gcd_import(fullname)
+        modules["_frozen_importlib"]._gcd_import(fullname)
     except ModuleNotFoundError as exc:
-        if exc.name != fullname or sys.modules.get(fullname, _MISSING) is None:
+        if exc.name != fullname or modules.get(fullname, _MISSING) is None:
             raise
+        return None
+    if modules.get(target) is not package or entry.attr not in space \
+            or getattr(getattr(package, "__spec__", None), "_initializing", False):
+        return None
+    if package_name is not None:
+        # the import would resolve ``__package__`` against ``__spec__.parent``
+        # and warn when they differ
+        spec = namespace.get("__spec__")
+        if type(package_name) is not str or spec is None \
+                or getattr(spec, "parent", None) != package_name:
+            return None
+    return package
 
 
 
@@ -296,11 +319,16 @@ _IMPORTLIB_BOOTSTRAP = frozenset({"importlib._bootstrap", "_frozen_importlib"})
 def _packages_need_hooks(needed):
     """Something is pending in the process now (``needed``), or nothing is any
     more: rewritten packages take their ``__getattr__`` in, or out."""
-    for state in _states(_package_states):
+    # (every module whose first name goes pending, or whose last one resolves,
+    # when nothing else is pending: walked without _states' generator frames)
+    for weak in list(_package_states.values()):
+        state = weak()
+        if state is None:
+            continue
         if needed:
             if not state.installed:
                 state.install()
-        else:
+        elif state.installed:
             state.maybe_uninstall()
 
 
