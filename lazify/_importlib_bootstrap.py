@@ -877,6 +877,8 @@ class _ModuleState(_PackageSubmodules):
                 namespace["__getattr__"] = self.user_getattr
         if namespace.get("__dir__") is self.dir_fn:
             del namespace["__dir__"]
+        if not self.is_package:
+            self.getattr_fn = self.dir_fn = None
 
     def chain(self, line):
         """After a statement at ``line`` bound the module's own ``__getattr__``
