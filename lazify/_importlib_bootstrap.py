@@ -60,6 +60,14 @@ def _absolute(module, level, package):
     base = ".".join(parts[: len(parts) - level + 1])
     return f"{base}.{module}" if module else base
 
+def _line_at(code, offset):
+    """The line of the instruction at byte ``offset`` of ``code`` (a frame's
+    ``f_lasti``), as the frame's ``f_lineno`` gives it while it runs there."""
+    for start, end, line in code.co_lines():
+        if start <= offset < end:
+            return line if line is not None else code.co_firstlineno
+    return code.co_firstlineno
+
 #: per thread: a failed package import is being repaired (see _replay_in_order)
 _replaying = _local()
 
@@ -81,21 +89,30 @@ _TOP, _AS, _FROM = range(3)
 class _Entry:
     """How to import one pending name, and where the statement was."""
 
-    __slots__ = ("kind", "module", "level", "attr", "asname", "submodules", "lineno",
+    __slots__ = ("kind", "module", "level", "attr", "asname", "submodules", "where",
                  "statement_module")
 
-    def __init__(self, kind, module, level, attr, asname, lineno, statement_module=None):
+    def __init__(self, kind, module, level, attr, asname, frame, statement_module=None):
         self.kind = kind
         self.module = module          # as written, without leading dots
         self.level = level
         self.attr = attr              # _FROM: the name imported from module
         self.asname = asname          # None without "as"
         self.submodules = [module] if kind == _TOP else None
-        self.lineno = lineno
+        #: the statement's code and offset in it: its line is worked out only
+        #: when a message needs it (``f_lineno`` walks the line table from the
+        #: start, more than the rest of a registration in a long module)
+        self.where = (frame.f_code, frame.f_lasti)
         #: _FROM: a one-item list shared by the names of one statement; it
         #: holds the module the first of them was resolved from, so that
         #: ``from m import a, b`` binds both from the same module object
         self.statement_module = statement_module
+
+    @property
+    def lineno(self):
+        """The line of the statement."""
+        code, offset = self.where
+        return _line_at(code, offset)
 
     def load(self, namespace):
         """Do what the eager statement would do now; return the bound value."""
@@ -120,8 +137,11 @@ class _Entry:
         module = shared[0] if shared else None
         if module is None or self.attr not in getattr(module, "__dict__", ()):
             if do_import is _builtin_import:
-                _import_submodule_first(self, namespace)
-            module = do_import(self.module, namespace, None, (self.attr,), self.level)
+                module = _import_submodule_first(self, namespace)
+            else:
+                module = None
+            if module is None:
+                module = do_import(self.module, namespace, None, (self.attr,), self.level)
             if shared is not None and shared[0] is None:
                 shared[0] = module
         try:
@@ -173,33 +193,53 @@ def _import_submodule_first(entry, namespace):
     at the cost of a call and a raised AttributeError for every such import.
     Whatever else differs from importlib's own handling (``pkg.sub`` not found:
     importlib goes on to look for the attribute) is left to the import that follows.
+
+    Returns ``pkg`` when the statement's own import would now only hand it back
+    (``pkg.sub`` imported and bound on it, ``pkg`` finished initializing and
+    still in sys.modules, the statement's package resolved without a warning),
+    else None: then that import runs.
     """
+    package_name = None
     if entry.level:
-        target = _absolute(entry.module, entry.level, namespace.get("__package__"))
+        package_name = namespace.get("__package__")
+        target = _absolute(entry.module, entry.level, package_name)
         if target is None:
-            return
+            return None
     else:
         target = entry.module
-    package = sys.modules.get(target)
+    modules = sys.modules
+    package = modules.get(target)
     space = getattr(package, "__dict__", None)
     if space is None or entry.attr in space or "__path__" not in space:
-        return
+        return None
     fullname = f"{target}.{entry.attr}"
-    if fullname in sys.modules:
-        return
+    if fullname in modules:
+        return None
     owner = space.get("__lazy__")
     if not isinstance(owner, _Namespace):
-        return
+        return None
     state = owner.__lazify_state__
     if state.namespace is not space or space.get("__getattr__") is not state.getattr_fn \
             or state.getattr_fn is None or state.user_getattr is not None \
             or entry.attr in state.pending:
-        return
+        return None
     try:
-        sys.modules["_frozen_importlib"]._gcd_import(fullname)
+        modules["_frozen_importlib"]._gcd_import(fullname)
     except ModuleNotFoundError as exc:
-        if exc.name != fullname or sys.modules.get(fullname, _MISSING) is None:
+        if exc.name != fullname or modules.get(fullname, _MISSING) is None:
             raise
+        return None
+    if modules.get(target) is not package or entry.attr not in space \
+            or getattr(getattr(package, "__spec__", None), "_initializing", False):
+        return None
+    if package_name is not None:
+        # the import would resolve ``__package__`` against ``__spec__.parent``
+        # and warn when they differ
+        spec = namespace.get("__spec__")
+        if type(package_name) is not str or spec is None \
+                or getattr(spec, "parent", None) != package_name:
+            return None
+    return package
 
 
 
@@ -279,11 +319,16 @@ _IMPORTLIB_BOOTSTRAP = frozenset({"importlib._bootstrap", "_frozen_importlib"})
 def _packages_need_hooks(needed):
     """Something is pending in the process now (``needed``), or nothing is any
     more: rewritten packages take their ``__getattr__`` in, or out."""
-    for state in _states(_package_states):
+    # (every module whose first name goes pending, or whose last one resolves,
+    # when nothing else is pending: walked without _states' generator frames)
+    for weak in list(_package_states.values()):
+        state = weak()
+        if state is None:
+            continue
         if needed:
             if not state.installed:
                 state.install()
-        else:
+        elif state.installed:
             state.maybe_uninstall()
 
 
@@ -491,7 +536,7 @@ class _ModuleState(_PackageSubmodules):
     #: the generation while all its statements are lazy in it, else -1 (one
     #: comparison on every registration)
     lazy_generation = -1
-    #: (name, thread id) -> (depth, line of the statement): deferred imports of
+    #: (name, thread id) -> (depth, the pending entry): deferred imports of
     #: this module running now (a dict of its own once one runs)
     resolving = _NOTHING_RUNNING
     #: imported where an ImportError is caught (see :func:`_guarded`); None
@@ -545,7 +590,7 @@ class _ModuleState(_PackageSubmodules):
             self._refresh()
         if not self.all_lazy or bound in self.pending:
             return self.register(bound, _Entry(_TOP if asname is None else _AS, module, 0,
-                                                None, asname, frame.f_lineno))
+                                                None, asname, frame))
         modules = sys.modules
         found = modules.get(module)
         if found is None and "." in module and _without_catch_up(module):
@@ -557,12 +602,12 @@ class _ModuleState(_PackageSubmodules):
             found = modules.get(module)
         if found is None or getattr(getattr(found, "__spec__", None), "_initializing", False):
             return self.register(bound, _Entry(_TOP if asname is None else _AS, module, 0,
-                                                None, asname, frame.f_lineno), True)
+                                                None, asname, frame), True)
         if asname is None and bound != module:
             found = modules.get(bound)
             if found is None or getattr(getattr(found, "__spec__", None), "_initializing",
                                         False):
-                return self.register(bound, _Entry(_TOP, module, 0, None, None, frame.f_lineno),
+                return self.register(bound, _Entry(_TOP, module, 0, None, None, frame),
                                      True)
         self.namespace[bound] = found
         if bound in self.unbound:
@@ -589,7 +634,7 @@ class _ModuleState(_PackageSubmodules):
                         self._forget_unbound(bound)
                     return
             checked = target is not None
-        self.register(bound, _Entry(_FROM, module, level, attr, asname, frame.f_lineno,
+        self.register(bound, _Entry(_FROM, module, level, attr, asname, frame,
                                     statement_module), checked)
 
     def _forget_unbound(self, name):
@@ -716,7 +761,7 @@ class _ModuleState(_PackageSubmodules):
                 f"(its deferred import is in progress)", name=name)
         if self.resolving is _NOTHING_RUNNING:
             self.resolving = {}
-        self.resolving[key] = (1 if outer is None else outer[0] + 1, entry.lineno)
+        self.resolving[key] = (1 if outer is None else outer[0] + 1, entry)
         try:
             try:
                 value = entry.load(namespace)
@@ -751,8 +796,8 @@ class _ModuleState(_PackageSubmodules):
         if not self.resolving:
             return False
         thread = get_ident()
-        return any(tid == thread and lineno < line
-                   for (_name, tid), (_depth, lineno) in list(self.resolving.items()))
+        return any(tid == thread and entry.lineno < line
+                   for (_name, tid), (_depth, entry) in list(self.resolving.items()))
 
     def lookup(self, name, caller):
         """lazify's answer for an attribute missing from the module's dict,
@@ -832,6 +877,8 @@ class _ModuleState(_PackageSubmodules):
                 namespace["__getattr__"] = self.user_getattr
         if namespace.get("__dir__") is self.dir_fn:
             del namespace["__dir__"]
+        if not self.is_package:
+            self.getattr_fn = self.dir_fn = None
 
     def chain(self, line):
         """After a statement at ``line`` bound the module's own ``__getattr__``
@@ -1267,7 +1314,7 @@ class _Namespace(_NamespaceBase):
                     # not imported yet: pending (what register_import would decide)
                     state.register(module if asname is None else asname,
                                    _Entry(_TOP if asname is None else _AS, module, 0, None,
-                                          asname, sys._getframe(1).f_lineno), True)
+                                          asname, sys._getframe(1)), True)
                     continue
                 state.register_import(module, asname, sys._getframe(1))
             return
@@ -1319,7 +1366,7 @@ class _Namespace(_NamespaceBase):
                             # pending (what register_from would decide)
                             state.register(bound, _Entry(
                                 _FROM, name, len(module) - len(name), attr, asname,
-                                sys._getframe(1).f_lineno, shared), True)
+                                sys._getframe(1), shared), True)
                     return
         name = module.lstrip(".")
         level = len(module) - len(name)

@@ -282,6 +282,36 @@ def test_attribute_error_inside_deferred_import_is_not_swallowed(tmp_path):
     assert out.splitlines() == ["ImportError AttributeError", "default"]
 
 
+def test_deferred_relative_from_import_warns_like_the_statement(tmp_path):
+    # The deferred ``from . import other`` of a module whose ``__package__`` is
+    # not its ``__spec__.parent`` still runs the import that resolves them and
+    # warns, after lazify imported the submodule ahead of importlib's probe.
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/other.py": "NAME = 'other'\n",
+        "pkg/sub/__init__.py": "",
+        "pkg/sub/mod.py": """
+            __package__ = "pkg"
+            from . import other
+            def show():
+                return other.NAME
+        """,
+        "main.py": """
+            import warnings
+            warnings.simplefilter("always")
+            from pkg.sub import mod
+            print(mod.show())
+        """,
+    }
+    write_tree(tmp_path, files)
+    plain = run_python(["main.py"], cwd=tmp_path)
+    lazy = run_lazy(tmp_path, files)
+    for proc in (plain, lazy):
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert proc.stdout.splitlines() == ["other"]
+        assert "__package__ != __spec__.parent" in proc.stderr, proc.stderr
+
+
 def test_package_submodule_loaded_by_a_deferred_import(tmp_path):
     # httpie's case: `import pygments` and then `pygments.token`, which an
     # eager program had loaded through some other module's import.
