@@ -582,3 +582,37 @@ def test_from_package_import_submodule_outcomes(tmp_path):
         "sys.modules",
         "sub leaf+sub",
     ]
+
+
+def test_future_imports_are_lazy_and_keep_their_features(tmp_path):
+    """PEP 810's global mode defers ``from __future__ import annotations`` too: the
+    module keeps the feature (string annotations, and what ``exec`` inherits), and
+    ``__future__`` is imported when the bound name is read."""
+    plain, lazy = run_both(tmp_path, {
+        "mod.py": """
+            \"\"\"Doc.\"\"\"
+            from __future__ import annotations, generator_stop
+            import sys
+
+            def f(x: Undefined) -> sys.X: ...
+
+            def inherited():
+                namespace = {}
+                exec("def g(y: Other): pass", namespace)
+                return namespace["g"].__annotations__
+
+            LOADED = "__future__" in sys.modules
+        """,
+        "main.py": """
+            import sys
+            sys.modules.pop("__future__", None)
+            import mod
+            print(mod.__doc__, mod.f.__annotations__, mod.inherited())
+            print("loaded while importing:", mod.LOADED, "__future__" in sys.modules)
+            print(mod.annotations.compiler_flag, "__future__" in sys.modules)
+        """,
+    })
+    assert plain[0] == lazy[0] == "Doc. {'x': 'Undefined', 'return': 'sys.X'} {'y': 'Other'}"
+    assert plain[1] == "loaded while importing: True True"
+    assert lazy[1] == "loaded while importing: False False"
+    assert plain[2] == lazy[2] == "16777216 True"
