@@ -101,8 +101,25 @@ class _Entry:
         """Do what the eager statement would do now; return the bound value."""
         do_import = builtins.__import__
         if self.kind == _TOP:
+            submodules = self.submodules
+            top = submodules[0].partition(".")[0]
+            if top != submodules[0] or len(submodules) > 1:
+                # ``import a.b`` (and ``import a.c``) binding ``a``: as PEP 810
+                # does, the name is bound to ``a`` alone, and ``a.b`` stays
+                # pending on it, imported when read from it, unless a package
+                # on the way has no lazify __getattr__ to do that
+                value = do_import(top, namespace, None, None, 0)
+                eager = False
+                for module in submodules:
+                    if module != top and module not in sys.modules:
+                        if eager or _without_catch_up(module):
+                            eager = True
+                        else:
+                            _leave_pending(module)
+                if not eager:
+                    return value
             value = None
-            for module in self.submodules:
+            for module in submodules:
                 top = do_import(module, namespace, None, None, 0)
                 if value is None:
                     value = top
@@ -293,6 +310,37 @@ def _packages_need_hooks(needed):
 #: pending entries whose import failed during a catch-up: not tried again by one
 _failed_catch_up = set()
 
+#: the submodules of resolved ``import a.b``/``import a.c`` names that were left
+#: pending on their package (_Entry.load): each counts in _pending while it is
+#: here, so that rewritten packages keep the ``__getattr__`` that imports it
+_pending_submodules = {}
+
+
+def _leave_pending(module):
+    if module in _pending_submodules:
+        return
+    _pending_submodules[module] = None
+    _pending[0] += 1
+    if _pending[0] == 1 and _package_states:
+        _packages_need_hooks(True)
+
+
+def _import_pending_submodules(fullname):
+    """Import what _leave_pending left of ``fullname`` or below (``a.b.c`` for
+    ``a.b``), as an eager program would have; one that fails is dropped."""
+    below = f"{fullname}."
+    for module in [m for m in _pending_submodules if m == fullname or m.startswith(below)]:
+        if _pending_submodules.pop(module, _MISSING) is _MISSING:
+            continue
+        try:
+            builtins.__import__(module)
+        except Exception:
+            pass
+        finally:
+            _pending[0] -= 1
+            if not _pending[0] and _package_states:
+                _packages_need_hooks(False)
+
 
 def _target(state, entry):
     """The module a pending entry would import, absolute (``m.attr`` for a
@@ -322,6 +370,10 @@ def _catch_up(fullname, found, all_pending):
     ``pygments.formatters.terminal`` imports), then the rest (any of them may
     load it in turn, through other packages).  An import that fails here is
     not tried again by a later catch-up."""
+    if _pending_submodules:
+        _import_pending_submodules(fullname)
+        if found():
+            return
     aims = [fullname]
     if all_pending:
         aims += [fullname.rpartition(".")[0], None]
@@ -338,7 +390,20 @@ def _catch_up(fullname, found, all_pending):
                     if aim is not None and not _aims_at(state, entry, aim, below):
                         continue
                     try:
-                        state.resolve(name)
+                        if aim == fullname and entry.kind == _TOP:
+                            # ``import a.b`` (and ``import a.c``) binding ``a``: PEP 810
+                            # imports the one read (``a.c``), the name stays pending
+                            wanted = [module for module in entry.submodules
+                                      if (module == aim or module.startswith(below))
+                                      and module not in sys.modules]
+                            if not wanted:
+                                continue
+                            for module in wanted:
+                                builtins.__import__(module)
+                        else:
+                            state.resolve(name)
+                            if _pending_submodules:
+                                _import_pending_submodules(fullname)
                     except Exception:
                         _failed_catch_up.add(entry)
                         continue
