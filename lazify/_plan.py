@@ -680,7 +680,7 @@ def _reason(facts: ModuleFacts, site, bound, target, native=False, futures=froze
         return site.context
     if facts.excluded:
         return Reason.EXCLUDED
-    if (facts.uses_reserved and not native) or (bound.startswith("__") and bound.endswith("__")):
+    if (facts.uses_reserved and not native) or _special_dunder(bound):
         return Reason.RESERVED_NAME
     if facts.dynamic is not None:
         return Reason.DYNAMIC_NAMESPACE
@@ -703,6 +703,25 @@ def _reason(facts: ModuleFacts, site, bound, target, native=False, futures=froze
     if bound in facts.class_shadow:
         return Reason.CLASS_SHADOW
     return None
+
+
+#: dunders with a meaning to the interpreter, the import system, the standard library
+#: (which reads some from a module's dict or a caller's ``f_globals``: ``__name__``,
+#: ``__all__``, ``__warningregistry__``) or to lazify's ``__lazy__`` object (a pending
+#: name is a descriptor on its class): never pending.  The others (``__version__``,
+#: ``__author__``) are names like any, lazy as PEP 810 makes them.
+_SPECIAL_DUNDERS = frozenset(dir(object)) | frozenset(dir(tuple)) | frozenset(dir(type)) | {
+    "__name__", "__qualname__", "__module__", "__doc__", "__package__", "__loader__",
+    "__spec__", "__path__", "__file__", "__cached__", "__builtins__", "__all__",
+    "__getattr__", "__dir__", "__dict__", "__annotations__", "__annotate__",
+    "__annotate_func__", "__annotations_cache__", "__conditional_annotations__",
+    "__warningregistry__", "__lazy_modules__", "__debug__", "__main__", "__slots__",
+    "__weakref__", "__test__", "__wrapped__"}
+
+
+def _special_dunder(name) -> bool:
+    return name.startswith("__") and name.endswith("__") and (
+        name in _SPECIAL_DUNDERS or name.startswith(("__lazy", "__lazify")))
 
 
 def _own_submodule(target, package):

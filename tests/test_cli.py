@@ -132,7 +132,7 @@ EVERY_ROW = {
         import typing_mod
         import shadowed
         from os.path import *
-        from . import __version__
+        from . import __all__
         from app.mod import helper
         try:
             import tried

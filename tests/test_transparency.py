@@ -616,3 +616,31 @@ def test_future_imports_are_lazy_and_keep_their_features(tmp_path):
     assert plain[1] == "loaded while importing: True True"
     assert lazy[1] == "loaded while importing: False False"
     assert plain[2] == lazy[2] == "16777216 True"
+
+
+def test_a_version_dunder_is_lazy_like_any_name(tmp_path):
+    """``from ._version import __version__``: the name means nothing to Python, so it is
+    lazy as PEP 810 makes it; a dunder the import system reads (``__all__``) stays."""
+    plain, lazy = run_both(tmp_path, {
+        "pkg/__init__.py": """
+            from ._version import __version__
+            from ._meta import __author__, __all__
+
+            def version():
+                return __version__
+        """,
+        "pkg/_version.py": "__version__ = '1.2'\n",
+        "pkg/_meta.py": "__author__ = 'me'\n__all__ = ['version']\n",
+        "main.py": """
+            import sys
+            import pkg
+            pkg.version
+            print(sorted(m for m in sys.modules if m.startswith("pkg.")))
+            from pkg import *
+            print(version(), pkg.__author__, getattr(pkg, "__version__"))
+            print(sorted(m for m in sys.modules if m.startswith("pkg.")))
+        """,
+    })
+    assert plain[0] == "['pkg._meta', 'pkg._version']"
+    assert lazy[0] == "['pkg._meta']"
+    assert plain[1:] == lazy[1:] == ["1.2 me 1.2", "['pkg._meta', 'pkg._version']"]
