@@ -1367,8 +1367,7 @@ class deep_recursion:
 
 #: comments by which an author says an unused import is there on purpose
 #: (flake8/ruff, pylint, pyright, isort), lower-cased
-_UNUSED_MARKERS = (b"noqa", b"unused-import", b"reportunusedimport", b"isort: skip",
-                   b"isort:skip")
+_UNUSED_MARKERS = (b"unused-import", b"reportunusedimport", b"isort: skip", b"isort:skip")
 
 
 class _UnusedMarkers:
@@ -1391,4 +1390,14 @@ class _UnusedMarkers:
         if comment < 0:
             return False
         text = text[comment:].lower()
-        return any(marker in text for marker in _UNUSED_MARKERS)
+        if any(marker in text for marker in _UNUSED_MARKERS):
+            return True
+        # ``# noqa`` alone silences every check; ``# noqa: E402`` others than the
+        # unused import (pyflakes' F401)
+        at = text.find(b"noqa")
+        while at >= 0:
+            rest = text[at + 4:].lstrip(b" ")
+            if not rest.startswith(b":") or b"f401" in rest.split(b"#")[0]:
+                return True
+            at = text.find(b"noqa", at + 4)
+        return False
