@@ -726,6 +726,19 @@ def _special_dunder(name) -> bool:
         name in _SPECIAL_DUNDERS or name.startswith(("__lazy", "__lazify")))
 
 
+def _binds_submodule(signature, package, sub) -> bool:
+    """Whether an import binding (a signature of :attr:`ModuleFacts.signatures`) binds
+    the package's submodule ``sub`` itself (``from . import _meta``,
+    ``import pkg._meta as _meta``): importing it later replaces nothing."""
+    full = f"{package}.{sub}"
+    if signature[:1] == ("lazy",):
+        signature = signature[1:]
+    if signature[0] == "from":
+        _kind, level, module, name = signature
+        return resolve_module(module or "", level, package) + "." + name == full
+    return signature[0] == "import-as" and signature[1] == full
+
+
 def _own_submodule(target, package):
     """The name of the package's own submodule ``target`` lies in, or None."""
     if package and target.startswith(package + "."):
@@ -751,7 +764,9 @@ def _hazard(facts: ModuleFacts, site, bound, imported, target, unused):
     if facts.is_package:
         sub = _own_submodule(target, package)
         if sub is not None and sub != bound and (
-                sub in facts.module_bound or sub in facts.signatures):
+                sub in facts.module_bound
+                or any(not _binds_submodule(signature, package, sub)
+                       for signature in facts.signatures.get(sub, ()))):
             # ``from .duration import Duration`` then ``def duration``: the submodule,
             # imported later, would replace the package's own ``duration``
             return Reason.SHADOWED_SUBMODULE
