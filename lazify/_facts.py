@@ -1275,7 +1275,9 @@ def _parse_quietly(text: str, mode: str):
 
 
 def _doctest_names(sources) -> set:
-    """Names read by ``>>>`` examples in docstrings."""
+    """Names read by ``>>>`` examples in docstrings from the module's globals: not
+    those an earlier example of the same docstring binds itself (doctest runs them
+    in one copy of the globals: ``>>> from pkg import f`` then ``>>> f()``)."""
     names = set()
     for text in sources:
         lines = []
@@ -1283,14 +1285,24 @@ def _doctest_names(sources) -> set:
             stripped = line.lstrip()
             if stripped.startswith(">>>") or stripped.startswith("..."):
                 lines.append(stripped[4:] if len(stripped) > 3 else "")
+        bound = set()
         for chunk in lines:
             tree = _parse_quietly(chunk, "exec")
             if tree is None:
-                names.update(_words(chunk))
+                names.update(word for word in _words(chunk) if word not in bound)
                 continue
+            binds = []
             for sub in walk(tree):
                 if isinstance(sub, ast.Name):
-                    names.add(sub.id)
+                    if type(sub.ctx) is ast.Store:
+                        binds.append(sub.id)
+                    elif sub.id not in bound:
+                        names.add(sub.id)
+                elif isinstance(sub, ast.alias) and sub.name != "*":
+                    binds.append(sub.asname or sub.name.partition(".")[0])
+                elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    binds.append(sub.name)
+            bound.update(binds)
     return names
 
 

@@ -644,3 +644,29 @@ def test_a_version_dunder_is_lazy_like_any_name(tmp_path):
     assert plain[0] == "['pkg._meta', 'pkg._version']"
     assert lazy[0] == "['pkg._meta']"
     assert plain[1:] == lazy[1:] == ["1.2 me 1.2", "['pkg._meta', 'pkg._version']"]
+
+
+def test_doctest_of_a_name_its_example_imports_itself(tmp_path):
+    """``>>> from pkg import double`` then ``>>> double(2)``: the example binds the name
+    itself, so the module's ``from .api import double`` stays lazy, and doctest passes."""
+    plain, lazy = run_both(tmp_path, {
+        "pkg/__init__.py": '''
+            """Doubles.
+
+            >>> from pkg import double
+            >>> double(2)
+            4
+            """
+            from .api import double
+        ''',
+        "pkg/api.py": "def double(x):\n    return 2 * x\n",
+        "main.py": """
+            import doctest, sys
+            import pkg
+            pkg.__doc__
+            print("pkg.api" in sys.modules)
+            print(doctest.testmod(pkg))
+        """,
+    })
+    assert plain == ["True", "TestResults(failed=0, attempted=2)"]
+    assert lazy == ["False", "TestResults(failed=0, attempted=2)"]
