@@ -456,6 +456,11 @@ class _AnnotationFacts:
                 self.eager_names.add(sub.id)
 
 
+#: names the rewrite binds in a module's namespace: the header's ``__lazy__``, and the
+#: PEP 562 hooks the runtime installs while names are pending
+_REWRITE_BINDS = frozenset({"__lazy__", "__getattr__", "__dir__"})
+
+
 class _NamespaceUse:
     """How the module reads its own namespace.
 
@@ -465,7 +470,9 @@ class _NamespaceUse:
     around a ``globals()`` call uses the dict before the call itself is visited.
     """
 
-    def __init__(self):
+    def __init__(self, candidates=frozenset()):
+        #: names bound by any import statement of the module
+        self.candidates = candidates
         #: first line that reads the namespace at import time
         self.dynamic = None
         #: ids of globals() calls that only write
@@ -533,9 +540,14 @@ class _NamespaceUse:
         positional = len(node.args)
         keywords = {kw.arg for kw in node.keywords}
         if name == "globals":
+            kind, key, consumer = self.forms.get(id(node), ("globals", None, None))
             if not scope.at_import:
-                kind, key, consumer = self.forms.get(id(node), ("globals", None, None))
                 self.read(kind, node, function, key, "globals", (), consumer, scope)
+                return
+            if kind in ("lookup", "contains") and key is not None and consumer is None \
+                    and key not in self.candidates and key not in _REWRITE_BINDS:
+                # globals().get("__spec__") (six), "X" in globals(): a name no import
+                # binds reads the same with the imports pending
                 return
         elif name in ("locals", "dir", "vars"):
             # vars() is locals(): harmless in a function or class body
@@ -590,7 +602,7 @@ class _Walker:
     def __init__(self, candidates: frozenset, future_annotations: bool):
         self.scopes = _Scopes(candidates)
         self.annotations = _AnnotationFacts(future_annotations)
-        self.namespace = _NamespaceUse()
+        self.namespace = _NamespaceUse(candidates)
         self.sites = []
         #: statements after which ``__getattr__`` is bound other than by a def
         #: with a prologue
