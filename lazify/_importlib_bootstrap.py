@@ -230,7 +230,9 @@ def _check_found(state, entry):
     module's body are those of its import, as when the body started.
     """
     top = entry.module.partition(".")[0]
-    if not top or top in sys.modules:
+    if not top or top in sys.modules or top == "__future__":
+        # (a module's lazy ``from __future__`` import: the standard library's, always
+        # there; working out whether the module is guarded costs more than importing it)
         return
     if state.guarded is None:
         frame = sys._getframe(1)
