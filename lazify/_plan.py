@@ -611,10 +611,8 @@ def _verdicts(facts: ModuleFacts, site, readers, native=False,
             target = resolve_module(node.module or "", node.level, facts.package)
         else:
             target = imported
-        # ``from . import json as json``: the typing convention for a re-export
-        # (PEP 484), as ``__all__`` is
         unused = (bound not in facts.global_loads and bound not in facts.annotation_names
-                  and bound not in facts.exported and asname != imported)
+                  and bound not in facts.exported)
         reason = None if explicit else (
             _reason(facts, site, bound, target, native, futures)
             or _hazard(facts, site, bound, imported, target, unused))
