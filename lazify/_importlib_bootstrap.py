@@ -494,6 +494,14 @@ class _PackageSubmodules:
             # Would an eager program have loaded it?  Only if one of the
             # imports still pending (all of which it would have run) loads
             # it: run them, those aimed at the submodule first, and look.
+            if _pending_submodules:
+                # left pending by a resolved ``import pkg.name`` (no search needed)
+                _import_pending_submodules(fullname)
+                value = self.namespace.get(name, _MISSING)
+                if value is _MISSING:
+                    value = sys.modules.get(fullname, _MISSING)
+                if value is not _MISSING:
+                    return value
             try:
                 spec = _find_spec(fullname, self.namespace.get("__path__"))
             except Exception:
