@@ -327,9 +327,10 @@ def _leave_pending(module):
         _packages_need_hooks(True)
 
 
-def _import_pending_submodules(fullname):
+def _import_pending_submodules(fullname, raising=False):
     """Import what _leave_pending left of ``fullname`` or below (``a.b.c`` for
-    ``a.b``), as an eager program would have; one that fails is dropped."""
+    ``a.b``), as an eager program would have; one that fails is dropped, its
+    error raised if ``raising`` (``a.b`` read: the eager statement's error)."""
     below = f"{fullname}."
     for module in [m for m in _pending_submodules if m == fullname or m.startswith(below)]:
         if _pending_submodules.pop(module, _MISSING) is _MISSING:
@@ -337,7 +338,8 @@ def _import_pending_submodules(fullname):
         try:
             builtins.__import__(module)
         except Exception:
-            pass
+            if raising:
+                raise
         finally:
             _pending[0] -= 1
             if not _pending[0] and _package_states:
@@ -496,7 +498,7 @@ class _PackageSubmodules:
             # it: run them, those aimed at the submodule first, and look.
             if _pending_submodules:
                 # left pending by a resolved ``import pkg.name`` (no search needed)
-                _import_pending_submodules(fullname)
+                _import_pending_submodules(fullname, raising=True)
                 value = self.namespace.get(name, _MISSING)
                 if value is _MISSING:
                     value = sys.modules.get(fullname, _MISSING)

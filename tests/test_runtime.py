@@ -934,3 +934,22 @@ def test_reading_the_name_of_dotted_imports_imports_the_package_alone(tmp_path):
         "a executed", "['a', 'plainpkg', 'plainpkg.other', 'plainpkg.sub']",
         "a.c executed", "c ['a', 'a.c', 'plainpkg', 'plainpkg.other', 'plainpkg.sub']",
         "sub ['a', 'a.c', 'plainpkg', 'plainpkg.other', 'plainpkg.sub']"]
+
+
+def test_a_failing_submodule_of_a_dotted_import_raises_where_it_is_read(tmp_path):
+    """``import a.broken`` binds ``a``: reading ``a`` imports the package, reading
+    ``a.broken`` runs the submodule and raises its error there, as native 3.15 does."""
+    files = {
+        "a/__init__.py": "",
+        "a/broken.py": "raise ValueError('broken at import')\n",
+        "user.py": "import a.broken\n\ndef package():\n    return a\n\ndef sub():\n    return a.broken\n",
+        "main.py": """
+            import user
+            print(user.package().__name__)
+            try:
+                user.sub()
+            except ValueError as exc:
+                print("ValueError:", exc)
+        """,
+    }
+    assert lazy_output(tmp_path, files).splitlines() == ["a", "ValueError: broken at import"]
