@@ -180,7 +180,7 @@ def _check_file(path: str, excluding, strict: bool, mechanism: str = "rewrite") 
         return result
     try:
         plan = plan_source(tree, data, path, module=module, is_package=is_package,
-                           excluding=excluding, mechanism=mechanism)
+                           excluding=excluding, mechanism=mechanism, future_flags=True)
     except Exception as e:
         if strict:
             raise

@@ -456,6 +456,11 @@ class _AnnotationFacts:
                 self.eager_names.add(sub.id)
 
 
+#: names the rewrite binds in a module's namespace: the header's ``__lazy__``, and the
+#: PEP 562 hooks the runtime installs while names are pending
+_REWRITE_BINDS = frozenset({"__lazy__", "__getattr__", "__dir__"})
+
+
 class _NamespaceUse:
     """How the module reads its own namespace.
 
@@ -465,7 +470,9 @@ class _NamespaceUse:
     around a ``globals()`` call uses the dict before the call itself is visited.
     """
 
-    def __init__(self):
+    def __init__(self, candidates=frozenset()):
+        #: names bound by any import statement of the module
+        self.candidates = candidates
         #: first line that reads the namespace at import time
         self.dynamic = None
         #: ids of globals() calls that only write
@@ -533,9 +540,14 @@ class _NamespaceUse:
         positional = len(node.args)
         keywords = {kw.arg for kw in node.keywords}
         if name == "globals":
+            kind, key, consumer = self.forms.get(id(node), ("globals", None, None))
             if not scope.at_import:
-                kind, key, consumer = self.forms.get(id(node), ("globals", None, None))
                 self.read(kind, node, function, key, "globals", (), consumer, scope)
+                return
+            if kind in ("lookup", "contains") and key is not None and consumer is None \
+                    and key not in self.candidates and key not in _REWRITE_BINDS:
+                # globals().get("__spec__") (six), "X" in globals(): a name no import
+                # binds reads the same with the imports pending
                 return
         elif name in ("locals", "dir", "vars"):
             # vars() is locals(): harmless in a function or class body
@@ -590,7 +602,7 @@ class _Walker:
     def __init__(self, candidates: frozenset, future_annotations: bool):
         self.scopes = _Scopes(candidates)
         self.annotations = _AnnotationFacts(future_annotations)
-        self.namespace = _NamespaceUse()
+        self.namespace = _NamespaceUse(candidates)
         self.sites = []
         #: statements after which ``__getattr__`` is bound other than by a def
         #: with a prologue
@@ -1275,7 +1287,9 @@ def _parse_quietly(text: str, mode: str):
 
 
 def _doctest_names(sources) -> set:
-    """Names read by ``>>>`` examples in docstrings."""
+    """Names read by ``>>>`` examples in docstrings from the module's globals: not
+    those an earlier example of the same docstring binds itself (doctest runs them
+    in one copy of the globals: ``>>> from pkg import f`` then ``>>> f()``)."""
     names = set()
     for text in sources:
         lines = []
@@ -1283,14 +1297,24 @@ def _doctest_names(sources) -> set:
             stripped = line.lstrip()
             if stripped.startswith(">>>") or stripped.startswith("..."):
                 lines.append(stripped[4:] if len(stripped) > 3 else "")
+        bound = set()
         for chunk in lines:
             tree = _parse_quietly(chunk, "exec")
             if tree is None:
-                names.update(_words(chunk))
+                names.update(word for word in _words(chunk) if word not in bound)
                 continue
+            binds = []
             for sub in walk(tree):
                 if isinstance(sub, ast.Name):
-                    names.add(sub.id)
+                    if type(sub.ctx) is ast.Store:
+                        binds.append(sub.id)
+                    elif sub.id not in bound:
+                        names.add(sub.id)
+                elif isinstance(sub, ast.alias) and sub.name != "*":
+                    binds.append(sub.asname or sub.name.partition(".")[0])
+                elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    binds.append(sub.name)
+            bound.update(binds)
     return names
 
 
@@ -1367,8 +1391,7 @@ class deep_recursion:
 
 #: comments by which an author says an unused import is there on purpose
 #: (flake8/ruff, pylint, pyright, isort), lower-cased
-_UNUSED_MARKERS = (b"noqa", b"unused-import", b"reportunusedimport", b"isort: skip",
-                   b"isort:skip")
+_UNUSED_MARKERS = (b"unused-import", b"reportunusedimport", b"isort: skip", b"isort:skip")
 
 
 class _UnusedMarkers:
@@ -1391,4 +1414,14 @@ class _UnusedMarkers:
         if comment < 0:
             return False
         text = text[comment:].lower()
-        return any(marker in text for marker in _UNUSED_MARKERS)
+        if any(marker in text for marker in _UNUSED_MARKERS):
+            return True
+        # ``# noqa`` alone silences every check; ``# noqa: E402`` others than the
+        # unused import (pyflakes' F401)
+        at = text.find(b"noqa")
+        while at >= 0:
+            rest = text[at + 4:].lstrip(b" ")
+            if not rest.startswith(b":") or b"f401" in rest.split(b"#")[0]:
+                return True
+            at = text.find(b"noqa", at + 4)
+        return False

@@ -118,8 +118,25 @@ class _Entry:
         """Do what the eager statement would do now; return the bound value."""
         do_import = builtins.__import__
         if self.kind == _TOP:
+            submodules = self.submodules
+            top = submodules[0].partition(".")[0]
+            if top != submodules[0] or len(submodules) > 1:
+                # ``import a.b`` (and ``import a.c``) binding ``a``: as PEP 810
+                # does, the name is bound to ``a`` alone, and ``a.b`` stays
+                # pending on it, imported when read from it, unless a package
+                # on the way has no lazify __getattr__ to do that
+                value = do_import(top, namespace, None, None, 0)
+                eager = False
+                for module in submodules:
+                    if module != top and module not in sys.modules:
+                        if eager or _without_catch_up(module):
+                            eager = True
+                        else:
+                            _leave_pending(module)
+                if not eager:
+                    return value
             value = None
-            for module in self.submodules:
+            for module in submodules:
                 top = do_import(module, namespace, None, None, 0)
                 if value is None:
                     value = top
@@ -253,7 +270,9 @@ def _check_found(state, entry):
     module's body are those of its import, as when the body started.
     """
     top = entry.module.partition(".")[0]
-    if not top or top in sys.modules:
+    if not top or top in sys.modules or top == "__future__":
+        # (a module's lazy ``from __future__`` import: the standard library's, always
+        # there; working out whether the module is guarded costs more than importing it)
         return
     if state.guarded is None:
         frame = sys._getframe(1)
@@ -338,6 +357,39 @@ def _packages_need_hooks(needed):
 #: pending entries whose import failed during a catch-up: not tried again by one
 _failed_catch_up = set()
 
+#: the submodules of resolved ``import a.b``/``import a.c`` names that were left
+#: pending on their package (_Entry.load): each counts in _pending while it is
+#: here, so that rewritten packages keep the ``__getattr__`` that imports it
+_pending_submodules = {}
+
+
+def _leave_pending(module):
+    if module in _pending_submodules:
+        return
+    _pending_submodules[module] = None
+    _pending[0] += 1
+    if _pending[0] == 1 and _package_states:
+        _packages_need_hooks(True)
+
+
+def _import_pending_submodules(fullname, raising=False):
+    """Import what _leave_pending left of ``fullname`` or below (``a.b.c`` for
+    ``a.b``), as an eager program would have; one that fails is dropped, its
+    error raised if ``raising`` (``a.b`` read: the eager statement's error)."""
+    below = f"{fullname}."
+    for module in [m for m in _pending_submodules if m == fullname or m.startswith(below)]:
+        if _pending_submodules.pop(module, _MISSING) is _MISSING:
+            continue
+        try:
+            builtins.__import__(module)
+        except Exception:
+            if raising:
+                raise
+        finally:
+            _pending[0] -= 1
+            if not _pending[0] and _package_states:
+                _packages_need_hooks(False)
+
 
 def _target(state, entry):
     """The module a pending entry would import, absolute (``m.attr`` for a
@@ -367,6 +419,10 @@ def _catch_up(fullname, found, all_pending):
     ``pygments.formatters.terminal`` imports), then the rest (any of them may
     load it in turn, through other packages).  An import that fails here is
     not tried again by a later catch-up."""
+    if _pending_submodules:
+        _import_pending_submodules(fullname)
+        if found():
+            return
     aims = [fullname]
     if all_pending:
         aims += [fullname.rpartition(".")[0], None]
@@ -383,7 +439,20 @@ def _catch_up(fullname, found, all_pending):
                     if aim is not None and not _aims_at(state, entry, aim, below):
                         continue
                     try:
-                        state.resolve(name)
+                        if aim == fullname and entry.kind == _TOP:
+                            # ``import a.b`` (and ``import a.c``) binding ``a``: PEP 810
+                            # imports the one read (``a.c``), the name stays pending
+                            wanted = [module for module in entry.submodules
+                                      if (module == aim or module.startswith(below))
+                                      and module not in sys.modules]
+                            if not wanted:
+                                continue
+                            for module in wanted:
+                                builtins.__import__(module)
+                        else:
+                            state.resolve(name)
+                            if _pending_submodules:
+                                _import_pending_submodules(fullname)
                     except Exception:
                         _failed_catch_up.add(entry)
                         continue
@@ -472,6 +541,14 @@ class _PackageSubmodules:
             # Would an eager program have loaded it?  Only if one of the
             # imports still pending (all of which it would have run) loads
             # it: run them, those aimed at the submodule first, and look.
+            if _pending_submodules:
+                # left pending by a resolved ``import pkg.name`` (no search needed)
+                _import_pending_submodules(fullname, raising=True)
+                value = self.namespace.get(name, _MISSING)
+                if value is _MISSING:
+                    value = sys.modules.get(fullname, _MISSING)
+                if value is not _MISSING:
+                    return value
             try:
                 spec = _find_spec(fullname, self.namespace.get("__path__"))
             except Exception:

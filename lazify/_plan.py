@@ -275,6 +275,10 @@ class Plan:
     mechanism: str = "rewrite"
     #: annotations evaluated when their owner's annotations are read (before 3.14)
     deferred_annotations: tuple[DeferredAnnotation, ...] = ()
+    #: the compiler flags of the module's ``from __future__`` imports when they are
+    #: lazy (``plan_module(future_flags=True)``): the emitter takes those statements
+    #: out of the tree's head, so whoever compiles it passes these to ``compile()``
+    future_flags: int = 0
 
     def edits(self) -> tuple:
         """Every item an emitter must apply: what :func:`check_applied` checks."""
@@ -313,15 +317,41 @@ def check_applied(plan: Plan, applied) -> None:
 # --------------------------------------------------------------------------
 # The planner.
 
-def _header_position(tree: ast.Module) -> tuple:
-    """``(index, end line)`` of the header: after the docstring and the leading
-    ``from __future__`` imports, which must stay first (line 0 if none)."""
+def _header_position(tree: ast.Module, futures: bool = True) -> tuple:
+    """``(index, end line)`` of the header: after the docstring and (``futures``) the
+    leading ``from __future__`` imports, which must stay first (line 0 if none)."""
     body = tree.body
     index = 1 if has_docstring(tree) else 0
-    while index < len(body) and isinstance(body[index], ast.ImportFrom) \
-            and body[index].module == "__future__" and body[index].level == 0:
+    while futures and index < len(body) and _is_future(body[index]):
         index += 1
     return index, body[index - 1].end_lineno if index else 0
+
+
+def _is_future(node) -> bool:
+    return isinstance(node, ast.ImportFrom) and node.module == "__future__" and node.level == 0
+
+
+#: ``from __future__`` feature -> the flag its statement gives the module's code objects
+#: (``__future__.<name>.compiler_flag`` where the compiler honours it; the features
+#: that are mandatory now set none).  Written out: the planner imports no ``__future__``.
+FUTURE_FLAGS = {"nested_scopes": 0, "generators": 0, "division": 0, "absolute_import": 0,
+                "with_statement": 0, "print_function": 0, "unicode_literals": 0,
+                "barry_as_FLUFL": 0x400000, "generator_stop": 0, "annotations": 0x1000000}
+
+
+def _leading_futures(tree: ast.Module) -> tuple:
+    """The ``from __future__`` statements at the head of the module, when every
+    feature they name is known (:data:`FUTURE_FLAGS`; an unknown one is the
+    compiler's SyntaxError, which the statement must stay to raise); else ()."""
+    body = tree.body
+    index = 1 if has_docstring(tree) else 0
+    start = index
+    while index < len(body) and _is_future(body[index]):
+        index += 1
+    head = tuple(body[start:index])
+    if any(alias.name not in FUTURE_FLAGS for node in head for alias in node.names):
+        return ()
+    return head
 
 
 def resolve_module(name: str, level: int, package: str) -> str:
@@ -347,7 +377,7 @@ REWRITE_ONLY = frozenset({Reason.DEFERRED_ANNOTATION, Reason.DOCTEST, Reason.CLA
 def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
                 excluding=None, source: str | bytes | None = None,
                 extensions: frozenset = frozenset(), mechanism: str = "rewrite",
-                submodules=None) -> Plan:
+                submodules=None, future_flags: bool = False) -> Plan:
     """Plan the rewrite of one module: a verdict for every imported name.
 
     :param source: the module's source, for the comments that mark an import
@@ -362,6 +392,12 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
     :param submodules: for a package with the native mechanism, a function giving the
         modules a submodule imports (:func:`lazify._sources.submodule_imports`);
         None: no submodule-order rule.
+    :param future_flags: the caller compiles the emitted tree itself, passing
+        ``Plan.future_flags`` to ``compile()`` (the import hook): then the module's
+        leading ``from __future__`` imports may be lazy like any other, as in PEP
+        810's global mode, so ``__future__`` is imported only if a name they bind is
+        read.  Otherwise (source output, the native mechanism) they stay eager
+        where the compiler sees them (``future``).
     """
     native = mechanism == "native"
     facts = gather(tree, module=module, is_package=is_package, excluding=excluding,
@@ -371,15 +407,25 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
     # natively eval/exec find a lazy name reified (LOAD_NAME); the dict itself
     # (globals()[k], f_globals) shows PEP 810's proxy
     readers = _readers(tuple(r for r in reads if r.kind != "eval") if native else reads)
-    imports = tuple(_verdicts(facts, site, readers, native) for site in facts.sites)
+    futures = frozenset(map(id, _leading_futures(tree))) if future_flags and not native \
+        else frozenset()
+    imports = tuple(_verdicts(facts, site, readers, native, futures=futures)
+                    for site in facts.sites)
+    if futures and any(not n.lazy for fact, site in zip(facts.sites, imports)
+                       if id(fact.node) in futures for n in site.names):
+        # one of them stays (the module is excluded, reads its namespace, ...): all
+        # stay, first in the module, where the compiler needs them
+        futures = frozenset()
+        imports = tuple(_verdicts(facts, fact, readers, native) if _is_future(fact.node)
+                        else site for fact, site in zip(facts.sites, imports))
     lazy_names = frozenset(n.name for site in imports for n in site.names
                            if n.lazy and not n.explicit)
     deferred, deferred_loads = ((), frozenset()) if native else _deferred(facts, imports, lazy_names)
     if deferred_loads:
         # their reads no longer run at import time (the verdicts stay the same)
-        imports = tuple(_verdicts(facts, site, readers, native, deferred_loads)
+        imports = tuple(_verdicts(facts, site, readers, native, deferred_loads, futures)
                         for site in facts.sites)
-    header_index, header_after_line = _header_position(tree)
+    header_index, header_after_line = _header_position(tree, not futures)
     if native:
         if is_package and submodules is not None:
             imports = _submodule_order(imports, facts.package, submodules)
@@ -430,7 +476,18 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
                         for span, names in sorted(templates.items())),
         namespace_reads=reads if lazy_names else (),
         deferred_annotations=tuple(sorted((item for _owner, item in deferred),
-                                          key=lambda item: item.span)))
+                                          key=lambda item: item.span)),
+        future_flags=_flags(tree, futures))
+
+
+def _flags(tree: ast.Module, futures) -> int:
+    """The compiler flags of the lazy ``from __future__`` statements ``futures`` (ids)."""
+    flags = 0
+    for node in tree.body:
+        if id(node) in futures:
+            for alias in node.names:
+                flags |= FUTURE_FLAGS[alias.name]
+    return flags
 
 
 def _deferred(facts: ModuleFacts, imports, lazy_names) -> tuple:
@@ -539,7 +596,7 @@ def _readers(reads) -> tuple:
 
 
 def _verdicts(facts: ModuleFacts, site, readers, native=False,
-              deferred_loads=frozenset()) -> ImportSite:
+              deferred_loads=frozenset(), futures=frozenset()) -> ImportSite:
     """The import statement ``site`` with a verdict for each name it binds
     (``deferred_loads``: ids of Name nodes in deferred annotations, which do not
     run at import time)."""
@@ -557,7 +614,7 @@ def _verdicts(facts: ModuleFacts, site, readers, native=False,
         unused = (bound not in facts.global_loads and bound not in facts.annotation_names
                   and bound not in facts.exported)
         reason = None if explicit else (
-            _reason(facts, site, bound, target, native)
+            _reason(facts, site, bound, target, native, futures)
             or _hazard(facts, site, bound, imported, target, unused))
         if reason is None and native and not explicit and (
                 readers_all or bound in readers_of):
@@ -609,20 +666,21 @@ def _rebound(facts: ModuleFacts, site, bound) -> bool:
     return False
 
 
-def _reason(facts: ModuleFacts, site, bound, target, native=False):
+def _reason(facts: ModuleFacts, site, bound, target, native=False, futures=frozenset()):
     """Why PEP 690 keeps this name eager, or None (for the native mechanism, a
-    reason in :data:`REWRITE_ONLY` is none)."""
+    reason in :data:`REWRITE_ONLY` is none; ``futures``: ids of the ``from
+    __future__`` statements that may be lazy)."""
     node = site.node
     is_from = isinstance(node, ast.ImportFrom)
     if bound == "*":
         return Reason.STAR
-    if is_from and node.module == "__future__" and node.level == 0:
+    if is_from and node.module == "__future__" and node.level == 0 and id(node) not in futures:
         return Reason.FUTURE
     if site.context is not None:
         return site.context
     if facts.excluded:
         return Reason.EXCLUDED
-    if (facts.uses_reserved and not native) or (bound.startswith("__") and bound.endswith("__")):
+    if (facts.uses_reserved and not native) or _special_dunder(bound):
         return Reason.RESERVED_NAME
     if facts.dynamic is not None:
         return Reason.DYNAMIC_NAMESPACE
@@ -645,6 +703,38 @@ def _reason(facts: ModuleFacts, site, bound, target, native=False):
     if bound in facts.class_shadow:
         return Reason.CLASS_SHADOW
     return None
+
+
+#: dunders with a meaning to the interpreter, the import system, the standard library
+#: (which reads some from a module's dict or a caller's ``f_globals``: ``__name__``,
+#: ``__all__``, ``__warningregistry__``) or to lazify's ``__lazy__`` object (a pending
+#: name is a descriptor on its class): never pending.  The others (``__version__``,
+#: ``__author__``) are names like any, lazy as PEP 810 makes them.
+_SPECIAL_DUNDERS = frozenset(dir(object)) | frozenset(dir(tuple)) | frozenset(dir(type)) | {
+    "__name__", "__qualname__", "__module__", "__doc__", "__package__", "__loader__",
+    "__spec__", "__path__", "__file__", "__cached__", "__builtins__", "__all__",
+    "__getattr__", "__dir__", "__dict__", "__annotations__", "__annotate__",
+    "__annotate_func__", "__annotations_cache__", "__conditional_annotations__",
+    "__warningregistry__", "__lazy_modules__", "__debug__", "__main__", "__slots__",
+    "__weakref__", "__test__", "__wrapped__"}
+
+
+def _special_dunder(name) -> bool:
+    return name.startswith("__") and name.endswith("__") and (
+        name in _SPECIAL_DUNDERS or name.startswith(("__lazy", "__lazify")))
+
+
+def _binds_submodule(signature, package, sub) -> bool:
+    """Whether an import binding (a signature of :attr:`ModuleFacts.signatures`) binds
+    the package's submodule ``sub`` itself (``from . import _meta``,
+    ``import pkg._meta as _meta``): importing it later replaces nothing."""
+    full = f"{package}.{sub}"
+    if signature[:1] == ("lazy",):
+        signature = signature[1:]
+    if signature[0] == "from":
+        _kind, level, module, name = signature
+        return resolve_module(module or "", level, package) + "." + name == full
+    return signature[0] == "import-as" and signature[1] == full
 
 
 def _own_submodule(target, package):
@@ -672,7 +762,9 @@ def _hazard(facts: ModuleFacts, site, bound, imported, target, unused):
     if facts.is_package:
         sub = _own_submodule(target, package)
         if sub is not None and sub != bound and (
-                sub in facts.module_bound or sub in facts.signatures):
+                sub in facts.module_bound
+                or any(not _binds_submodule(signature, package, sub)
+                       for signature in facts.signatures.get(sub, ()))):
             # ``from .duration import Duration`` then ``def duration``: the submodule,
             # imported later, would replace the package's own ``duration``
             return Reason.SHADOWED_SUBMODULE

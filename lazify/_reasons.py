@@ -76,7 +76,10 @@ _WORDS = {
         "templates inside pkg.io, a name its __getattr__ makes): deferred, the name's own "
         "pending binding would stand where __getattr__ answers"
     ),
-    Reason.RESERVED_NAME: "the name is reserved for lazify's rewrite (__lazy__ or a dunder)",
+    Reason.RESERVED_NAME: (
+        "the name is reserved: __lazy__ (lazify's rewrite), or a dunder the interpreter, "
+        "the import system or lazify reads from the module (__all__, __path__, __name__, ...)"
+    ),
     Reason.SHADOWED_SUBMODULE: (
         "the package binds the name of the submodule this imports (from .duration import "
         "Duration, then def duration): importing it later would replace that binding"

@@ -132,7 +132,7 @@ EVERY_ROW = {
         import typing_mod
         import shadowed
         from os.path import *
-        from . import __version__
+        from . import __all__
         from app.mod import helper
         try:
             import tried
@@ -155,7 +155,9 @@ EVERY_ROW = {
             import in_class
             shadowed = shadowed
     """,
-    "app/dyn.py": "import json\n_names = sorted(globals())\n",
+    # the namespace read keeps json eager, and so the __future__ import (one of its
+    # names eager: all stay first; mod.py's is lazy)
+    "app/dyn.py": "from __future__ import annotations\nimport json\n_names = sorted(globals())\n",
     "app/plain.py": "import readline\n",
     "app/skipped.py": "import json\n",
 }

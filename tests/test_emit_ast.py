@@ -116,6 +116,53 @@ def test_header_after_docstring_and_future_imports():
     assert namespace["__doc__"] == "Doc."
 
 
+def _function(code, name):
+    return next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == name)
+
+
+def test_lazy_future_imports_become_compiler_flags():
+    """The hook's plan (``future_flags``): the leading ``from __future__`` imports are
+    registrations after the header, and the code objects get the flags the statements
+    give them, so nothing imports ``__future__`` until a name it binds is read."""
+    source = (b'"""Doc."""\nfrom __future__ import annotations, division\nimport json\n'
+              b'def f(x: json.JSONDecoder) -> Undefined: return json\n')
+    plain = compile(source, "m.py", "exec", dont_inherit=True)
+    code = transform(source, "m.py", module="m")
+    assert "__future__" in plain.co_names and "__future__" not in code.co_names
+    assert code.co_flags == plain.co_flags
+    assert _function(code, "f").co_flags == _function(plain, "f").co_flags
+    namespace = {"__name__": "m"}
+    exec(code, namespace)
+    assert namespace["__doc__"] == "Doc."
+    assert namespace["f"].__annotations__ == {"x": "json.JSONDecoder", "return": "Undefined"}
+    import __future__
+    assert namespace["__lazy__"].annotations is __future__.annotations
+
+
+def test_future_flags_are_the_compilers():
+    import __future__
+
+    from lazify._plan import FUTURE_FLAGS
+    assert set(FUTURE_FLAGS) == set(__future__.all_feature_names)
+    none = compile("pass\n", "m", "exec", dont_inherit=True).co_flags
+    for name in __future__.all_feature_names:
+        flags = compile(f"from __future__ import {name}\n", "m", "exec", dont_inherit=True).co_flags
+        assert FUTURE_FLAGS[name] == flags & ~none, name
+
+
+@pytest.mark.parametrize("source", [
+    b"from __future__ import braces\nimport json\n",
+    b"from __future__ import annotations, no_such_feature\nimport json\n",
+    b"import json\nfrom __future__ import annotations\n",
+])
+def test_future_imports_the_compiler_rejects_stay_for_it_to_reject(source):
+    with pytest.raises(SyntaxError) as plain:
+        compile(source, "m.py", "exec", dont_inherit=True)
+    with pytest.raises(SyntaxError) as rewritten:
+        transform(source, "m.py", module="m")
+    assert (rewritten.value.msg, rewritten.value.lineno) == (plain.value.msg, plain.value.lineno)
+
+
 PROGRAMS = {
     "functions_and_lambdas": """
         import json

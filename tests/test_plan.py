@@ -5,8 +5,9 @@ Each case is a directory under ``tests/fixtures/plan/``:
 - ``input.py``: the module to plan (never executed);
 - ``module.txt`` (optional): the first line is the module name, ``pkg.mod`` or
   ``pkg [package]`` (``[package]`` alone: a package whose name is unknown); further
-  lines are ``excluding: NAME ...`` (the planner's ``excluding``) and
-  ``requires: 3.12`` (skip on older Pythons, for syntax they cannot parse);
+  lines are ``excluding: NAME ...`` (the planner's ``excluding``),
+  ``requires: 3.12`` (skip on older Pythons, for syntax they cannot parse) and
+  ``future-flags: yes`` (plan as the import hook does: ``future_flags=True``);
 - ``expected_plan.txt``: what :func:`render` prints for the plan, reviewed by hand
   against the README's rules ("How it works"), not just copied from the planner;
   ``expected_plan.3.14.txt`` beside it, where Python 3.14 and later plan differently
@@ -27,7 +28,9 @@ may find unregistered), a line ``annotated KIND LINE:COL NAME...`` per annotatio
 a line ``template LINE:COL NAME...`` per t-string whose interpolations read lazy names
 (3.14+), a line ``read KIND LINE:COL FUNCTION [key=KEY]`` per read of the module's own
 namespace in a function (``Plan.namespace_reads``), and a line ``resolved NAME
-FUNCTION:LINE...`` for every lazy name such reads may import (``resolved_by``). Lines
+FUNCTION:LINE...`` for every lazy name such reads may import (``resolved_by``), and
+``future_flags HEX header_index N`` when the module's ``from __future__`` imports are
+lazy (``Plan.future_flags``, the statements before the header). Lines
 starting with ``#`` are comments and ignored.
 
 To (re)generate a file from the planner, then review it line by line::
@@ -61,7 +64,8 @@ def case_names() -> list[str]:
 
 def read_options(case: str) -> dict:
     """The planner arguments and the required Python version from ``module.txt``."""
-    options = {"module": "", "is_package": False, "excluding": None, "requires": (3, 10)}
+    options = {"module": "", "is_package": False, "excluding": None, "requires": (3, 10),
+               "future_flags": False}
     path = os.path.join(FIXTURES, case, "module.txt")
     if not os.path.exists(path):
         return options
@@ -80,6 +84,8 @@ def read_options(case: str) -> dict:
             options["excluding"] = frozenset(value.split())
         elif key == "requires":
             options["requires"] = tuple(int(part) for part in value.split("."))
+        elif key == "future-flags":
+            options["future_flags"] = value.strip() == "yes"
         else:
             raise ValueError(f"{case}/module.txt: unknown line {line!r}")
     return options
@@ -99,6 +105,7 @@ def plan_case(case: str):
         is_package=options["is_package"],
         excluding=options["excluding"],
         source=source,
+        future_flags=options["future_flags"],
     )
 
 
@@ -130,6 +137,8 @@ def render(plan) -> str:
     for read in plan.namespace_reads:
         key = "" if read.key is None else f" key={read.key}"
         lines.append(f"read {read.kind} {read.span[0]}:{read.span[1]} {read.function}{key}")
+    if plan.future_flags:
+        lines.append(f"future_flags {plan.future_flags:#x} header_index {plan.header_index}")
     for site in plan.imports:
         for n in site.names:
             if n.resolved_by:

@@ -336,7 +336,9 @@ def test_package_submodule_catch_up_finds_a_dotted_import_group(tmp_path):
     # httpie's colors module: `import pygments.formatters` ... `import
     # pygments.token` all bind `pygments`; a module reading `pygments.token`
     # at import time gets it from that pending group, and no unrelated
-    # pending import of the process runs for it
+    # pending import of the process runs for it, nor the group's other
+    # submodules (PEP 810's global mode imports the one read: the same two
+    # lines there); colors reading `tool.lexers` later imports that one
     files = {
         "tool/__init__.py": "",
         "tool/token.py": "KIND = 'token'\n",
@@ -352,9 +354,10 @@ def test_package_submodule_catch_up_finds_a_dotted_import_group(tmp_path):
             early.use, colors.f
             from app import meta
             print(meta.KIND, "heavy" in sys.modules, "tool.lexers" in sys.modules)
+            print(colors.f().lexers.LEXER, "tool.lexers" in sys.modules)
         """,
     }
-    assert lazy_output(tmp_path, files).splitlines() == ["token False True"]
+    assert lazy_output(tmp_path, files).splitlines() == ["token False False", "lexer True"]
 
 
 def test_package_submodule_catch_up_tries_the_package_s_own_imports_first(tmp_path):
@@ -915,3 +918,68 @@ def test_a_submodule_of_a_package_lazify_does_not_rewrite_is_imported_at_the_sta
     out = lazy_output(tmp_path, files, env_extra={"LAZIFY_EXCLUDING": "plainpkg"})
     assert out.splitlines() == ["plainpkg executed", "sub executed", "ready: True",
                                 "loaded: True False", "lazypkg.sub executed", "1 2"]
+
+
+def test_reading_the_name_of_dotted_imports_imports_the_package_alone(tmp_path):
+    """``import a.b``, ``import a.c``, ``import a.d`` bind ``a``: reading it imports
+    the package, and each submodule when it is read from it, as PEP 810's global mode
+    does (the same lines there).  An excluded package has no lazify ``__getattr__`` to
+    do that: its submodules are imported at the statement, as they were before."""
+    files = {
+        "a/__init__.py": "print('a executed')\n",
+        **{f"a/{sub}.py": f"print('a.{sub} executed')\nNAME = {sub!r}\n" for sub in "bcd"},
+        "plainpkg/__init__.py": "print('plainpkg executed')\n",
+        "plainpkg/sub.py": "print('plainpkg.sub executed')\nNAME = 'sub'\n",
+        "plainpkg/other.py": "print('plainpkg.other executed')\n",
+        "user.py": """
+            import a.b
+            import a.c
+            import a.d
+            import plainpkg.sub
+            import plainpkg.other
+
+            def package():
+                return a
+
+            def c():
+                return a.c.NAME
+
+            def plain():
+                return plainpkg.sub.NAME
+        """,
+        "main.py": """
+            import sys
+            import user
+            def loaded():
+                return sorted(m for m in sys.modules if m.split(".")[0] in ("a", "plainpkg"))
+            user.package()
+            print(loaded())
+            print(user.c(), loaded())
+            print(user.plain(), loaded())
+        """,
+    }
+    out = lazy_output(tmp_path, files, env_extra={"LAZIFY_EXCLUDING": "plainpkg"})
+    assert out.splitlines() == [
+        "plainpkg executed", "plainpkg.sub executed", "plainpkg.other executed",
+        "a executed", "['a', 'plainpkg', 'plainpkg.other', 'plainpkg.sub']",
+        "a.c executed", "c ['a', 'a.c', 'plainpkg', 'plainpkg.other', 'plainpkg.sub']",
+        "sub ['a', 'a.c', 'plainpkg', 'plainpkg.other', 'plainpkg.sub']"]
+
+
+def test_a_failing_submodule_of_a_dotted_import_raises_where_it_is_read(tmp_path):
+    """``import a.broken`` binds ``a``: reading ``a`` imports the package, reading
+    ``a.broken`` runs the submodule and raises its error there, as native 3.15 does."""
+    files = {
+        "a/__init__.py": "",
+        "a/broken.py": "raise ValueError('broken at import')\n",
+        "user.py": "import a.broken\n\ndef package():\n    return a\n\ndef sub():\n    return a.broken\n",
+        "main.py": """
+            import user
+            print(user.package().__name__)
+            try:
+                user.sub()
+            except ValueError as exc:
+                print("ValueError:", exc)
+        """,
+    }
+    assert lazy_output(tmp_path, files).splitlines() == ["a", "ValueError: broken at import"]

@@ -582,3 +582,91 @@ def test_from_package_import_submodule_outcomes(tmp_path):
         "sys.modules",
         "sub leaf+sub",
     ]
+
+
+def test_future_imports_are_lazy_and_keep_their_features(tmp_path):
+    """PEP 810's global mode defers ``from __future__ import annotations`` too: the
+    module keeps the feature (string annotations, and what ``exec`` inherits), and
+    ``__future__`` is imported when the bound name is read."""
+    plain, lazy = run_both(tmp_path, {
+        "mod.py": """
+            \"\"\"Doc.\"\"\"
+            from __future__ import annotations, generator_stop
+            import sys
+
+            def f(x: Undefined) -> sys.X: ...
+
+            def inherited():
+                namespace = {}
+                exec("def g(y: Other): pass", namespace)
+                return namespace["g"].__annotations__
+
+            LOADED = "__future__" in sys.modules
+        """,
+        "main.py": """
+            import sys
+            sys.modules.pop("__future__", None)
+            import mod
+            print(mod.__doc__, mod.f.__annotations__, mod.inherited())
+            print("loaded while importing:", mod.LOADED, "__future__" in sys.modules)
+            print(mod.annotations.compiler_flag, "__future__" in sys.modules)
+        """,
+    })
+    assert plain[0] == lazy[0] == "Doc. {'x': 'Undefined', 'return': 'sys.X'} {'y': 'Other'}"
+    assert plain[1] == "loaded while importing: True True"
+    assert lazy[1] == "loaded while importing: False False"
+    assert plain[2] == lazy[2] == "16777216 True"
+
+
+def test_a_version_dunder_is_lazy_like_any_name(tmp_path):
+    """``from ._version import __version__``: the name means nothing to Python, so it is
+    lazy as PEP 810 makes it; a dunder the import system reads (``__all__``) stays."""
+    plain, lazy = run_both(tmp_path, {
+        "pkg/__init__.py": """
+            from ._version import __version__
+            from ._meta import __author__, __all__
+
+            def version():
+                return __version__
+        """,
+        "pkg/_version.py": "__version__ = '1.2'\n",
+        "pkg/_meta.py": "__author__ = 'me'\n__all__ = ['version']\n",
+        "main.py": """
+            import sys
+            import pkg
+            pkg.version
+            print(sorted(m for m in sys.modules if m.startswith("pkg.")))
+            from pkg import *
+            print(version(), pkg.__author__, getattr(pkg, "__version__"))
+            print(sorted(m for m in sys.modules if m.startswith("pkg.")))
+        """,
+    })
+    assert plain[0] == "['pkg._meta', 'pkg._version']"
+    assert lazy[0] == "['pkg._meta']"
+    assert plain[1:] == lazy[1:] == ["1.2 me 1.2", "['pkg._meta', 'pkg._version']"]
+
+
+def test_doctest_of_a_name_its_example_imports_itself(tmp_path):
+    """``>>> from pkg import double`` then ``>>> double(2)``: the example binds the name
+    itself, so the module's ``from .api import double`` stays lazy, and doctest passes."""
+    plain, lazy = run_both(tmp_path, {
+        "pkg/__init__.py": '''
+            """Doubles.
+
+            >>> from pkg import double
+            >>> double(2)
+            4
+            """
+            from .api import double
+        ''',
+        "pkg/api.py": "def double(x):\n    return 2 * x\n",
+        "main.py": """
+            import doctest, sys
+            import pkg
+            pkg.__doc__
+            print("pkg.api" in sys.modules)
+            print(doctest.testmod(pkg))
+        """,
+    })
+    assert plain == ["True", "TestResults(failed=0, attempted=2)"]
+    assert lazy == ["False", "TestResults(failed=0, attempted=2)"]

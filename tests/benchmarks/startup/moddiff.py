@@ -62,9 +62,10 @@ in the lazify run: frames of importlib and of lazify's runtime
   deferred import because a later own-submodule name of the package was
   read (it runs them in the package's order): ``package-order``.  When the
   name was registered by ``import a.b`` (a dotted
-  import), reading ``a`` made lazify import every ``a.*`` the module
-  registered, where native imports the one bound last and leaves the others
-  pending on the package: ``dotted-import-siblings``.  Otherwise
+  import), reading ``a`` made lazify import ``a.b`` where native imports the
+  package alone and leaves its submodules pending on it until read (lazify
+  does too since 731eca3, except where a package on the way has no lazify
+  ``__getattr__``): ``dotted-import-siblings``.  Otherwise
   ``used-at-import`` when the site is module-level code (a base class, a
   decorator, a module-level call), ``used-at-import:annotation`` when the
   name is read by an annotation on the site's line (evaluated where it is
@@ -449,9 +450,9 @@ def attribute(tool, traces, checks_by_file, base="native", skip=frozenset()):
                 entry["cause"] = "package-order"
                 return entry
             regs = [i for i in imports if i["verdict"] == "lazy" and covers(i, importer, is_pkg, m)]
-            # `import a.b` then `import a.c`: reading `a` resolves every
-            # registered submodule under lazify, only the last binding under
-            # native (the others stay pending on the package)
+            # `import a.b` then `import a.c`: reading `a` imported a registered
+            # submodule under lazify, the package alone under native (the
+            # submodules stay pending on it)
             dotted = [i for i in regs if i["statement"].startswith("import ") and "." in i["module"]
                       and (i["module"] == m or i["module"].startswith(m + "."))]
             reg = (dotted or regs or [None])[0]

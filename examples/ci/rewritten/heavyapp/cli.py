@@ -3,7 +3,7 @@ import lazify._importlib_bootstrap as __lazy__; __lazy__ = __lazy__.__lazy_modul
 __lazy__.__lazy_import__(('argparse', None))
 __lazy__.__lazy_import__(('sys', None))
 
-from . import __version__
+__lazy__.__lazy_from__('.', ('__version__', None))
 __lazy__.__lazy_from__('.commands', ('dbstats', None), ('headers', None), ('mail', None), ('serve', None), ('total', None), ('xmlfmt', None))
 
 
@@ -11,7 +11,7 @@ def build_parser():
     parser = __lazy__.argparse.ArgumentParser(
         prog="heavyapp", description="A small tool whose commands each need a heavy module."
     )
-    parser.add_argument("--version", action="version", version=f"heavyapp {__version__}")
+    parser.add_argument("--version", action="version", version=f"heavyapp {__lazy__.__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("total", help="add up decimal amounts, one per line (decimal, json)")
