@@ -23,7 +23,7 @@ from . import _mode
 #: would be an import cycle).  Part of the cache tag.
 VERSION = "0.1.0"
 #: Bumped whenever the generated code calls a renamed/changed runtime helper.
-CACHE_FORMAT = 7
+CACHE_FORMAT = 8
 #: A digest of :func:`lazify._entry_points.table`, the names the generated code calls
 #: and what it passes them, when CACHE_FORMAT was last bumped: a test fails when the
 #: table changes and this does not (then bump CACHE_FORMAT and record the new digest).
