@@ -456,6 +456,41 @@ class _AnnotationFacts:
                 self.eager_names.add(sub.id)
 
 
+def _narrowing(test, body):
+    """``(name, strings)`` when ``test`` is ``name in ("a", "b")`` (a tuple, list or set
+    of string constants) or ``name == "a"`` and ``body`` binds ``name`` nowhere:
+    there ``name`` is one of those strings.  Else None."""
+    if type(test) is not ast.Compare or len(test.ops) != 1 or type(test.left) is not ast.Name:
+        return None
+    op, right = test.ops[0], test.comparators[0]
+    if type(op) is ast.In and type(right) in (ast.Tuple, ast.List, ast.Set):
+        values = right.elts
+    elif type(op) is ast.Eq:
+        values = [right]
+    else:
+        return None
+    if not values or not all(type(v) is ast.Constant and type(v.value) is str for v in values):
+        return None
+    name = test.left.id
+    for stmt in body:
+        for node in ast.walk(stmt):
+            kind = type(node)
+            if kind in _NEW_SCOPES:
+                return None                  # a closure could read it later, changed
+            if (kind is ast.Name and node.id == name and type(node.ctx) is not ast.Load) \
+                    or (kind in (ast.Global, ast.Nonlocal) and name in node.names) \
+                    or (kind in (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)
+                        and node.name == name) \
+                    or (kind is ast.MatchMapping and node.rest == name) \
+                    or (kind is ast.alias
+                        and (node.asname or node.name.partition(".")[0]) == name):
+                return None
+    return name, tuple(sorted({v.value for v in values}))
+
+
+_NEW_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
 #: names the rewrite binds in a module's namespace: the header's ``__lazy__``, and the
 #: PEP 562 hooks the runtime installs while names are pending
 _REWRITE_BINDS = frozenset({"__lazy__", "__getattr__", "__dir__"})
@@ -493,6 +528,9 @@ class _NamespaceUse:
         self.aliases = {}
         #: ids of the Name nodes of those writes
         self.alias_writes = set()
+        #: name -> the strings it can be, in the body of an ``if`` that tests it
+        #: against them and does not bind it (see :func:`_narrowing`)
+        self.narrowed = {}
 
     def at_import(self, node):
         if self.dynamic is None:
@@ -519,9 +557,16 @@ class _NamespaceUse:
                            scope.stmt_index))
 
     def mark(self, call, kind, key=None, consumer=None):
-        """Record how the expression around the ``globals()`` call ``call`` uses it."""
+        """Record how the expression around the ``globals()`` call ``call`` uses it.
+
+        The key: a string constant; a name an enclosing ``if name in ("a", "b"):``
+        narrows, the tuple of those strings (prompt_toolkit's ``__getattr__``:
+        ``if name in {"__version__", "VERSION"}: ... return globals()[name]``); else
+        None, any key."""
         if type(key) is ast.Constant and type(key.value) is str:
             key = key.value
+        elif type(key) is ast.Name and key.id in self.narrowed:
+            key = self.narrowed[key.id]
         else:
             key = None
         self.forms[id(call)] = (kind, key, consumer)
@@ -544,8 +589,9 @@ class _NamespaceUse:
             if not scope.at_import:
                 self.read(kind, node, function, key, "globals", (), consumer, scope)
                 return
-            if kind in ("lookup", "contains") and key is not None and consumer is None \
-                    and key not in self.candidates and key not in _REWRITE_BINDS:
+            keys = (key,) if type(key) is str else key
+            if kind in ("lookup", "contains") and keys is not None and consumer is None \
+                    and not any(k in self.candidates or k in _REWRITE_BINDS for k in keys):
                 # globals().get("__spec__") (six), "X" in globals(): a name no import
                 # binds reads the same with the imports pending
                 return
@@ -722,7 +768,18 @@ class _Walker:
                 outer = scopes.branch
                 if branches:
                     scopes.branch = outer + ((id(node), field == "orelse"),)
+                narrowed = _narrowing(node.test, value) \
+                    if type(node) is ast.If and field == "body" else None
+                if narrowed is not None:
+                    name, keys = narrowed
+                    before = self.namespace.narrowed.get(name)
+                    self.namespace.narrowed[name] = keys
                 self.visit_body(value)
+                if narrowed is not None:
+                    if before is None:
+                        del self.namespace.narrowed[name]
+                    else:
+                        self.namespace.narrowed[name] = before
                 scopes.branch = outer
                 self.blocks -= 1
             elif field == "cases":

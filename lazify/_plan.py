@@ -589,9 +589,11 @@ def _readers(reads) -> tuple:
     for read in reads:
         if read.kind in ("names", "contains"):
             continue
-        readers = readers_all if read.kind != "lookup" or read.key is None \
-            else readers_of.setdefault(read.key, {})
-        readers.setdefault(read.function, read.span[0])
+        if read.kind != "lookup" or read.key is None:
+            readers_all.setdefault(read.function, read.span[0])
+            continue
+        for key in (read.key,) if type(read.key) is str else read.key:
+            readers_of.setdefault(key, {}).setdefault(read.function, read.span[0])
     return readers_all, readers_of
 
 

@@ -360,6 +360,17 @@ def test_lazify_run_native_and_rewrite(tmp_path):
     assert out == ["False\n", "True\n", "False\n"]
 
 
+def test_a_namespace_read_narrowed_by_an_if_keeps_only_its_keys_eager():
+    # prompt_toolkit's __getattr__ reads globals()[name] only for names its if tested
+    with open(os.path.join(os.path.dirname(__file__), "fixtures", "plan",
+                           "dynamic_key_narrowed_by_if", "input.py"), "rb") as f:
+        data = f.read()
+    verdict = {n.name: n for s in _plan(data, module="pkg", is_package=True,
+                                        mechanism="native").imports for n in s.names}
+    assert [verdict[name].lazy for name in ("Application", "ANSI", "HTML")] == [True] * 3
+    assert verdict["json"].reason == Reason.DYNAMIC_NAMESPACE
+
+
 def test_a_package_keeps_the_order_of_submodules_the_one_read_at_import_imports():
     data = (b"from ._base import Base\nfrom . import _odd\nfrom ._impl import Impl\n"
             b"from ._late import Late\nimport json\nregister(Impl, json)\n"
