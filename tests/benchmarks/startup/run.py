@@ -53,6 +53,7 @@ import json
 import os
 import platform
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -237,9 +238,25 @@ def install_lazify(venv: Path) -> None:
     if stamp_file.exists() and stamp_file.read_text() == digest:
         return
     log(f"installing lazify from {ROOT} into {venv} ...")
-    subprocess.run([str(venv_python(venv)), "-m", "pip", "install", "-q",
-                    "--disable-pip-version-check", "--no-deps", "--force-reinstall", str(ROOT)],
-                   check=True, env=clean_env())
+    with tempfile.TemporaryDirectory(prefix="lzbench-lazify-") as build:
+        # A release's cache tag changes with its version, and an installed lazify
+        # does not fingerprint its sources: the copy installed carries the sources'
+        # digest in its version, as a new release would, so that no bytecode
+        # rewritten by an earlier working tree is read.
+        build = Path(build)
+        for name in ("pyproject.toml", "README.md"):
+            shutil.copy2(ROOT / name, build / name)
+        shutil.copytree(ROOT / "lazify", build / "lazify",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        cache = build / "lazify" / "_cache.py"
+        text, marked = re.subn(r'^VERSION = "([^"]*)"', rf'VERSION = "\1.{digest[:8]}"',
+                               cache.read_text(), count=1, flags=re.M)
+        if not marked:
+            raise SystemExit("lazify/_cache.py has no VERSION line to mark")
+        cache.write_text(text)
+        subprocess.run([str(venv_python(venv)), "-m", "pip", "install", "-q",
+                        "--disable-pip-version-check", "--no-deps", "--force-reinstall",
+                        str(build)], check=True, env=clean_env())
     stamp_file.write_text(digest)
 
 
