@@ -272,10 +272,14 @@ class LazifyFinder:
         after this finder; a name none had is left to the import system from then
         on (one search per failed import, not two: optional dependencies are
         tried again and again, ``nt`` seven times by every ``ntpath``), until
-        ``importlib.invalidate_caches()``.
+        ``importlib.invalidate_caches()`` or an entry added to or taken from sys.path.
         """
-        if _state.busy or _never(fullname) or fullname in _missing:
+        if _state.busy or _never(fullname):
             return None
+        if fullname in _missing:
+            if len(sys.path) == _missing_path[0]:
+                return None
+            _missing.clear()                 # sys.path grew or shrank: ask again
         finders = sys.meta_path
         try:
             later = finders[finders.index(self) + 1:]
@@ -289,6 +293,8 @@ class LazifyFinder:
             if spec is not None:
                 break
         else:
+            if not _missing:
+                _missing_path[0] = len(sys.path)
             _missing.add(fullname)
             return None
         loader = spec.loader
@@ -317,8 +323,10 @@ class LazifyFinder:
         _missing.clear()
 
 
-#: names of modules none of the finders after lazify's had (see find_spec)
+#: names of modules none of the finders after lazify's had (see find_spec), and
+#: the length of sys.path when the first was added (a new path entry: ask again)
 _missing = set()
+_missing_path = [0]
 
 
 #: modules of CPython's own loaders (builtin, frozen, extension, sourceless,

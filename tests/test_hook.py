@@ -640,6 +640,22 @@ def test_a_missing_module_is_searched_once_per_failed_import(isolated_imports):
     assert _mode.is_lazy_import(vars(lzlater), "lzdep")
 
 
+def test_a_module_found_on_a_new_path_entry_after_failing_is_lazified(isolated_imports, tmp_path):
+    """A plugin directory added to sys.path after a failed import: no invalidate_caches()
+    needed (a new path entry gets a new finder in the import system too)."""
+    _hook.install()
+    with pytest.raises(ModuleNotFoundError):
+        import lzplugin  # noqa: F401
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "lzplugin.py").write_text("import lzdep\n")
+    sys.path.append(str(plugins))
+    import lzplugin
+
+    assert type(lzplugin.__loader__) is _hook.LazifyLoader
+    assert _mode.is_lazy_import(vars(lzplugin), "lzdep")
+
+
 def test_busy_flag_passes_everything_through(isolated_imports):
     _hook.install()
     _hook._state.busy = True
