@@ -276,10 +276,8 @@ class LazifyFinder:
         """
         if _state.busy or _never(fullname):
             return None
-        if fullname in _missing:
-            if len(sys.path) == _missing_path[0]:
-                return None
-            _missing.clear()                 # sys.path grew or shrank: ask again
+        if fullname in _missing and _missing[fullname] == len(sys.path):
+            return None                      # (sys.path grew or shrank since: ask again)
         finders = sys.meta_path
         try:
             later = finders[finders.index(self) + 1:]
@@ -293,9 +291,7 @@ class LazifyFinder:
             if spec is not None:
                 break
         else:
-            if not _missing:
-                _missing_path[0] = len(sys.path)
-            _missing.add(fullname)
+            _missing[fullname] = len(sys.path)
             return None
         loader = spec.loader
         if type(loader) is not SourceFileLoader:
@@ -323,10 +319,9 @@ class LazifyFinder:
         _missing.clear()
 
 
-#: names of modules none of the finders after lazify's had (see find_spec), and
-#: the length of sys.path when the first was added (a new path entry: ask again)
-_missing = set()
-_missing_path = [0]
+#: name of a module none of the finders after lazify's had (see find_spec) -> the
+#: length of sys.path then (a path entry added or taken away since: ask again)
+_missing = {}
 
 
 #: modules of CPython's own loaders (builtin, frozen, extension, sourceless,

@@ -166,7 +166,7 @@ def _lazy_imports_filter(importer, name, fromlist):
     elif importer is not None:
         _lazy_importers.add(importer)
     top = name.partition(".")[0]
-    if top in sys.modules or not top:
+    if top in _modules or not top:
         return True
     # Not loaded yet: eagerly, a missing package raises at this statement, which
     # matters where the importing module is imported under an ImportError handler.
