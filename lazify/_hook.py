@@ -315,8 +315,10 @@ class LazifyFinder:
         return spec
 
     def invalidate_caches(self):
-        """Forget the names no finder had (the later finders get their own call)."""
+        """Forget the names no finder had, and the packages a guarded module's
+        deferred imports found (the later finders get their own call)."""
         _missing.clear()
+        _mode._found.clear()
 
 
 #: name of a module none of the finders after lazify's had (see find_spec) -> the
@@ -360,6 +362,7 @@ def uninstall():
     interpreter gets back the lazy imports mode and filter it had before."""
     sys.meta_path[:] = [f for f in sys.meta_path if f is not _finder]
     _missing.clear()
+    _mode._found.clear()
     _mode.native_off()
 
 

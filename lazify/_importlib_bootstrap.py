@@ -33,8 +33,8 @@ from _operator import itemgetter as _itemgetter
 from _thread import _local, get_ident
 from _weakref import ref
 
-from ._mode import (_LazyImportType, _find_spec, _guarded, _settings, excluded, is_excluded,
-                    machinery_file)
+from ._mode import (_LazyImportType, _find_spec, _guarded, _settings, excluded, found,
+                    is_excluded, machinery_file)
 
 _MISSING = object()
 _EMPTY = frozenset()
@@ -282,10 +282,10 @@ def _check_found(state, entry):
     if not state.guarded:
         return
     try:
-        spec = _find_spec(top, None)
+        there = found(top)
     except Exception:
         return                           # a finder's own trouble: leave it to the import
-    if spec is None:
+    if not there:
         raise ModuleNotFoundError(f"No module named {top!r}", name=top)
 
 

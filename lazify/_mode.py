@@ -173,7 +173,7 @@ def _lazy_imports_filter(importer, name, fromlist):
     if not _guarded(sys._getframe(1)):
         return True
     try:
-        return _find_spec(top, None) is not None
+        return found(top)
     except Exception:
         return True                      # a finder's own trouble: leave it to the import
 
@@ -345,9 +345,16 @@ def _guarded(frame) -> bool:
     else:
         passed = []
     guarded = False
+    machinery_files = _machinery_files
     while True:
         frame = frame.f_back
-        while frame is not None and _is_machinery(frame.f_code.co_filename):
+        while frame is not None:
+            filename = frame.f_code.co_filename
+            machinery = machinery_files.get(filename)
+            if machinery is None:
+                machinery = _is_machinery(filename)
+            if not machinery:
+                break
             frame = frame.f_back
         if frame is None:
             break
@@ -412,6 +419,25 @@ def machinery_file(filename) -> None:
 
 def _find_spec(fullname, path):
     return sys.modules["_frozen_importlib"]._find_spec(fullname, path)
+
+
+#: top-level name -> the length of sys.path when a finder last had it: a guarded
+#: module's deferred imports of a package not loaded yet search for it once, not
+#: once per statement (http's modules ask for ``_ssl`` nine times).  Only what was
+#: found is kept (a module missing now may appear; eagerly it would be found), and it
+#: is searched again after ``importlib.invalidate_caches()``, ``uninstall()`` or an
+#: entry added to or taken from sys.path, as lazify's finder does with its misses
+_found = {}
+
+
+def found(top) -> bool:
+    """Whether a finder has the top-level module ``top`` (a finder's error propagates)."""
+    if _found.get(top) == len(sys.path):
+        return True
+    if _find_spec(top, None) is None:
+        return False
+    _found[top] = len(sys.path)
+    return True
 
 
 # ---------------------------------------------------------------------------

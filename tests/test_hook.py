@@ -640,6 +640,47 @@ def test_a_missing_module_is_searched_once_per_failed_import(isolated_imports):
     assert _mode.is_lazy_import(vars(lzlater), "lzdep")
 
 
+MECHANISMS = ["rewrite"] + (["native"] if sys.version_info >= (3, 15) else [])
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_a_guarded_modules_package_is_searched_once_until_caches_are_invalidated(
+        tmp_path, mechanism):
+    """Deferred imports of a package not loaded yet, in modules imported where an
+    ImportError is caught, find it once (not once per statement); after the package
+    is gone and importlib.invalidate_caches() ran, the next such statement raises
+    inside the try, as eagerly."""
+    for name in ("a", "b", "c"):
+        (tmp_path / f"lz{name}.py").write_text("import lzdep\n")
+    (tmp_path / "lzdep.py").write_text("")
+    (tmp_path / "main.py").write_text(textwrap.dedent("""\
+        import importlib, os, sys, lazify
+        lazify.install()
+        from lazify import _hook
+        calls = []
+        class Spy:
+            def find_spec(self, name, path=None, target=None):
+                if name == "lzdep":
+                    calls.append(name)
+        sys.meta_path.insert(sys.meta_path.index(_hook._finder) + 1, Spy())
+        for name in ("lza", "lzb"):
+            try:
+                __import__(name)
+            except ImportError as e:
+                print("fallback", e.name)
+        print(len(calls), "lzdep" in sys.modules)
+        os.remove("lzdep.py")
+        importlib.invalidate_caches()
+        try:
+            import lzc
+        except ImportError as e:
+            print("fallback", e.name)
+    """))
+    proc = run_python(["main.py"], cwd=tmp_path, env_extra={"LAZIFY_MECHANISM": mechanism},
+                      check=True)
+    assert proc.stdout == "1 False\nfallback lzdep\n"
+
+
 def test_a_module_found_on_a_new_path_entry_after_failing_is_lazified(isolated_imports, tmp_path):
     """A plugin directory added to sys.path after a failed import: no invalidate_caches()
     needed (a new path entry gets a new finder in the import system too)."""
