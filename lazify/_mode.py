@@ -154,9 +154,10 @@ def _lazy_imports_filter(importer, name, fromlist):
     The interpreter calls it at every ``lazy`` statement (a Python call each, about
     1 % of a tool's start-up): the common case, a module already loaded, imported
     from a module lazify defers in, is answered first."""
-    if name in _modules and importer in _lazy_importers:
-        return True
-    if excluded(importer or "") or not _settings.enabled:
+    if importer in _lazy_importers:
+        if name in _modules:
+            return True
+    elif excluded(importer or "") or not _settings.enabled:
         # lazy only where the module opts in with PEP 810's __lazy_modules__, as the
         # rewrite's runtime decides (_ModuleState.lazy_for)
         module = sys.modules.get(importer)
