@@ -36,20 +36,22 @@ def install(*, enabled: bool = True, excluding=None, mechanism=None) -> None:
         gives a warning and the rewrite.
     """
     from ._hook import install as _install
-    from ._mode import check_mechanism
+    from ._mode import check_mechanism, has_settings
 
     if mechanism is not None:
         check_mechanism(mechanism)
 
+    config = None
     try:
-        from ._config import load_config, usable_mechanism
+        if has_settings():       # most starts have none: _config is not imported then
+            from ._config import load_config, usable_mechanism
 
-        config = load_config()
+            config = load_config()
     except Exception as exc:  # lazify must never be why a program fails to start
         import warnings
 
         warnings.warn(f"lazify: settings ignored: {exc}", RuntimeWarning, stacklevel=2)
-    else:
+    if config is not None:
         enabled = enabled and config.enabled
         if excluding is None and config.excluding:
             excluding = frozenset({*DEFAULT_EXCLUDING, *config.excluding})

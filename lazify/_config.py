@@ -18,6 +18,8 @@ Environment (wins over the file): ``LAZIFY_DISABLE=1`` turns global mode off,
 
 import os
 
+from ._mode import find_pyproject
+
 __all__ = ["Config", "ConfigError", "find_pyproject", "load_config", "read_pyproject"]
 
 _KEYS = frozenset({"enabled", "excluding", "mechanism"})
@@ -60,19 +62,6 @@ class Config:
         mechanism = "" if self.mechanism is None else f", mechanism={self.mechanism!r}"
         return (f"Config(enabled={self.enabled!r}, excluding={self.excluding!r}, "
                 f"path={self.path!r}{mechanism})")
-
-
-def find_pyproject(start_dir: str | os.PathLike[str] | None = None) -> str | None:
-    """Return the nearest ``pyproject.toml`` in *start_dir* or above it, or None."""
-    here = os.path.abspath(os.fspath(start_dir) if start_dir is not None else os.getcwd())
-    while True:
-        candidate = os.path.join(here, "pyproject.toml")
-        if os.path.isfile(candidate):
-            return candidate
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
 
 
 def read_pyproject(path: str | os.PathLike[str]) -> dict:

@@ -9,10 +9,11 @@ where an ImportError is caught.  The rewrite's runtime
 (:mod:`lazify._importlib_bootstrap`) is imported by the first rewritten module,
 not here: under the native mechanism it is never imported.
 
-On every user's start-up path: it imports nothing but ``sys`` (and, on 3.15,
-the built-in ``_types``).
+On every user's start-up path: it imports nothing but ``os`` and ``sys`` (and,
+on 3.15, the built-in ``_types``).
 """
 
+import os
 import sys
 
 #: the module the generated code imports (:data:`lazify._entry_points.RUNTIME`)
@@ -196,6 +197,42 @@ def native_off() -> None:
     if previous is not None:
         sys.set_lazy_imports(previous[0])
         sys.set_lazy_imports_filter(previous[1])
+
+
+#: what :mod:`lazify._config` reads from the environment
+SETTINGS_VARIABLES = ("LAZIFY_DISABLE", "LAZIFY_EXCLUDING", "LAZIFY_MECHANISM")
+
+
+def find_pyproject(start_dir=None):
+    """Return the nearest ``pyproject.toml`` in *start_dir* (default: the current
+    directory) or above it, or None."""
+    here = os.path.abspath(os.fspath(start_dir) if start_dir is not None else os.getcwd())
+    while True:
+        candidate = os.path.join(here, "pyproject.toml")
+        if os.path.isfile(candidate):
+            return candidate
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def has_settings(environ=None) -> bool:
+    """Whether there are settings for :mod:`lazify._config` to read: one of its
+    variables set, or a nearest ``pyproject.toml`` that mentions lazify (or cannot
+    be read: reading it again reports why).  :func:`lazify.install` imports
+    ``_config`` only then; most starts have none."""
+    env = os.environ if environ is None else environ
+    if any(env.get(name) for name in SETTINGS_VARIABLES):
+        return True
+    path = find_pyproject()
+    if path is None:
+        return False
+    try:
+        with open(path, "rb") as f:
+            return b"lazify" in f.read()
+    except OSError:
+        return True
 
 
 def is_lazy_imports_enabled() -> bool:
