@@ -33,11 +33,13 @@ from _operator import itemgetter as _itemgetter
 from _thread import _local, get_ident
 from _weakref import ref
 
-from ._mode import (_LazyImportType, _find_spec, _guarded, _settings, excluded, found,
+from ._mode import (_find_spec, _guarded, _lazy_import_type, _settings, excluded, found,
                     is_excluded, machinery_file)
 
 _MISSING = object()
 _EMPTY = frozenset()
+#: PEP 810's types.LazyImportType (3.15+; None before)
+_LazyImportType = _lazy_import_type()
 #: the ``resolving`` of every module until one of its deferred imports runs
 #: (never written to: a module gets a dict of its own first)
 _NOTHING_RUNNING = {}

@@ -9,8 +9,7 @@ where an ImportError is caught.  The rewrite's runtime
 (:mod:`lazify._importlib_bootstrap`) is imported by the first rewritten module,
 not here: under the native mechanism it is never imported.
 
-On every user's start-up path: it imports nothing but ``os`` and ``sys`` (and,
-on 3.15, the built-in ``_types``).
+On every user's start-up path: it imports nothing but ``os`` and ``sys``.
 """
 
 import os
@@ -21,11 +20,17 @@ _RUNTIME = "lazify._importlib_bootstrap"
 _NO_DICT = {}
 _modules = sys.modules
 
-if sys.version_info >= (3, 15):
-    # PEP 810: what a ``lazy import`` binds until first use (types.LazyImportType)
-    from _types import LazyImportType as _LazyImportType
-else:
-    _LazyImportType = None
+
+
+def _lazy_import_type():
+    """PEP 810's ``types.LazyImportType`` (what a ``lazy import`` binds until first
+    use), None before 3.15.  Asked for by the public helpers only: the built-in
+    ``_types`` is not imported at start-up, where the interpreter has no use for it."""
+    if sys.version_info < (3, 15):
+        return None
+    from _types import LazyImportType
+
+    return LazyImportType
 
 #: Packages whose import-time order no static rule sees; imports *within*
 #: them stay eager.  Each entry: the reason, and what broke.
@@ -487,7 +492,8 @@ def is_lazy_import(namespace, name: str) -> bool:
 
     :param namespace: a module's ``__dict__`` or ``globals()``.
     """
-    if _LazyImportType is not None and type(namespace.get(name)) is _LazyImportType:
+    lazy_type = _lazy_import_type()
+    if lazy_type is not None and type(namespace.get(name)) is lazy_type:
         return True                      # PEP 810's proxy (the native mechanism)
     runtime = sys.modules.get(_RUNTIME)  # no rewritten module before it is imported
     return runtime is not None and runtime.is_pending(namespace, name)
@@ -501,9 +507,10 @@ def resolve_all(module_or_namespace) -> None:
     runtime = sys.modules.get(_RUNTIME)
     if runtime is not None:
         runtime.resolve_pending(namespace)
-    if _LazyImportType is not None:
+    lazy_type = _lazy_import_type()
+    if lazy_type is not None:
         for name, value in list(namespace.items()):
-            if type(value) is _LazyImportType and namespace.get(name) is value:
+            if type(value) is lazy_type and namespace.get(name) is value:
                 namespace[name] = value.resolve()
 
 
