@@ -95,7 +95,7 @@ class _Entry:
     """
 
     __slots__ = ("kind", "module", "level", "attr", "asname", "submodules", "where",
-                 "statement_module", "state", "name")
+                 "statement_module", "state", "name", "failed_catch_up")
 
     def __init__(self, kind, module, level, attr, asname, frame, statement_module=None):
         self.kind = kind
@@ -112,6 +112,10 @@ class _Entry:
         #: holds the module the first of them was resolved from, so that
         #: ``from m import a, b`` binds both from the same module object
         self.statement_module = statement_module
+        #: its import failed during a catch-up (_catch_up): not tried again by one
+        #: (kept on the entry, not in a set of the module's: a pending entry
+        #: refers to its module's state)
+        self.failed_catch_up = False
 
     def __get__(self, namespace, owner=None):
         # the name read while pending: the dict missed, the class found this
@@ -365,9 +369,6 @@ def _packages_need_hooks(needed):
 # ---------------------------------------------------------------------------
 # A package's own submodules: what the sweeps keep teaching.
 
-#: pending entries whose import failed during a catch-up: not tried again by one
-_failed_catch_up = set()
-
 #: the submodules of resolved ``import a.b``/``import a.c`` names that were left
 #: pending on their package (_Entry.load): each counts in _pending while it is
 #: here, so that rewritten packages keep the ``__getattr__`` that imports it
@@ -445,7 +446,7 @@ def _catch_up(fullname, found, all_pending):
             for state in _states(_pending_states):
                 for name in list(state.pending):
                     entry = state.pending.get(name)
-                    if entry is None or name in state.namespace or entry in _failed_catch_up:
+                    if entry is None or name in state.namespace or entry.failed_catch_up:
                         continue
                     if aim is not None and not _aims_at(state, entry, aim, below):
                         continue
@@ -465,7 +466,7 @@ def _catch_up(fullname, found, all_pending):
                             if _pending_submodules:
                                 _import_pending_submodules(fullname)
                     except Exception:
-                        _failed_catch_up.add(entry)
+                        entry.failed_catch_up = True
                         continue
                     progress = True
                     if found():
