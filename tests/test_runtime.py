@@ -825,6 +825,28 @@ def test_a_rewritten_module_dropped_from_sys_modules_is_freed(tmp_path):
     assert out.splitlines() == ["[]"]
 
 
+def test_a_module_whose_deferred_import_failed_in_a_catch_up_is_freed(tmp_path):
+    # the failed import is remembered as not to be tried again, without keeping
+    # the module that holds it alive
+    marker = "class Marker:\n    pass\nMARKER = Marker()\n"
+    out = lazy_output(tmp_path, {"broken.py": "raise RuntimeError('broken')\n",
+                                 "failing.py": "import broken\n" + marker,
+                                 "pkg/__init__.py": "import json\n",
+                                 "pkg/sub.py": "X = 1\n",
+                                 "main.py": """
+        import gc, sys, weakref
+        import failing, pkg
+        print(getattr(pkg, "sub", None))     # a catch-up runs failing's import
+        print("broken" in sys.modules, "pkg.sub" in sys.modules)
+        ref = weakref.ref(failing.MARKER)
+        del failing
+        del sys.modules["failing"]
+        gc.collect()
+        print(ref() is None)
+    """})
+    assert out.splitlines() == ["None", "False False", "True"]
+
+
 def test_runtime_defines_every_entry_point():
     """Every name the emitters spell from lazify._entry_points exists on the runtime."""
     from lazify import _entry_points as ep
