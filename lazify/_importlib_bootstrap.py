@@ -49,6 +49,11 @@ _NOTHING_RUNNING = {}
 #: rest of a module's registrations together)
 _free_classes = []
 _FREE_CLASSES = 16
+#: a class whose descriptors have been set or taken off this many times is not handed
+#: on: CPython 3.13+ gives a class about a thousand version tags, then specializes
+#: no attribute load on its instances (``__lazy__.x`` in a hot loop of a module that
+#: keeps a name pending for good would stay slow)
+_CLASS_CHANGES_KEPT = 400
 _NO_DICT = {}
 
 
@@ -610,8 +615,10 @@ class _ModuleState(_PackageSubmodules):
     first changes.
     """
 
-    #: the module's own class while it has pending names (see _Namespace)
+    #: the module's own class while it has pending names (see _Namespace), and how
+    #: many times descriptors were set on it or taken off, by earlier modules too
     cls = None
+    cls_changes = 0
     #: lazify's PEP 562 hooks for this module, made when first installed
     getattr_fn = dir_fn = None
     #: the module's own ``__getattr__`` when lazify's wraps it (one bound other
@@ -739,8 +746,12 @@ class _ModuleState(_PackageSubmodules):
         first needed: one another module gave back, or a new one."""
         cls = self.cls
         if cls is None:
-            cls = self.cls = (_free_classes.pop() if _free_classes else
-                              type("__lazy__", (_Namespace,), {"__slots__": ()}))
+            if _free_classes:
+                cls, self.cls_changes = _free_classes.pop()
+            else:
+                cls = type("__lazy__", (_Namespace,), {"__slots__": ()})
+                self.cls_changes = 0
+            self.cls = cls
             self.instance.__class__ = cls
         return cls
 
@@ -754,11 +765,13 @@ class _ModuleState(_PackageSubmodules):
             delattr(cls, name)
         except AttributeError:
             pass
+        else:
+            self.cls_changes += 1
         if not self.pending and not self.unbound:
             self.instance.__class__ = _Namespace
             self.cls = None
-            if len(_free_classes) < _FREE_CLASSES:
-                _free_classes.append(cls)      # no descriptor left on it
+            if len(_free_classes) < _FREE_CLASSES and self.cls_changes < _CLASS_CHANGES_KEPT:
+                _free_classes.append((cls, self.cls_changes))    # no descriptor left on it
 
     def register(self, bound, entry, lazy_and_not_loaded=False):
         """Make ``bound`` pending on ``entry``, or bind it now when the
@@ -797,6 +810,7 @@ class _ModuleState(_PackageSubmodules):
         entry.state = self
         entry.name = bound
         setattr(self.cls or self.own_class(), bound, entry)
+        self.cls_changes += 1
         if not self.installed:
             self.install()
 
@@ -1603,6 +1617,7 @@ def __lazy_module__(namespace, *fallback_names):
         cls = state.own_class()
         for name in fallback_names:
             setattr(cls, name, _Unbound(name))
+        state.cls_changes += len(fallback_names)
     return instance
 
 

@@ -879,6 +879,35 @@ def test_routed_reads_are_specialized_by_the_interpreter(tmp_path):
     assert out.strip() == "('LOAD_ATTR_WITH_HINT', 'tiny')"
 
 
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="no specializing interpreter")
+def test_routed_reads_stay_specialized_after_many_modules_went_through_the_classes(tmp_path):
+    # a module with a name pending for good keeps a class of its own, taken from the
+    # ones other modules gave back; 3.13+ gives a class about a thousand version tags,
+    # then specializes no load on its instances: a class worn by 600 pending names
+    # coming and going must not be handed on
+    files = {f"t{i}.py": "" for i in range(600)}
+    for m in range(12):
+        names = [f"t{i}" for i in range(m * 50, m * 50 + 50)]
+        files[f"m{m}.py"] = "".join(f"import {n}\n" for n in names) + f"({', '.join(names)})\n"
+    files.update({
+        "tiny.py": "def f(x):\n    return x\n",
+        "never.py": "",
+        "hot.py": "import tiny\nimport never\ndef loop(n):\n    for i in range(n):\n"
+                  "        tiny.f(i)\n",
+        "main.py": """
+            import dis, lazify
+            for m in range(12):
+                __import__(f"m{m}")
+            import hot
+            hot.loop(5000)
+            names = [(i.opname, i.argval) for i in dis.get_instructions(hot.loop, adaptive=True)
+                     if i.opname.startswith("LOAD_ATTR")]
+            print(names[0], lazify.is_lazy_import(vars(hot), "never"))
+        """})
+    out = lazy_output(tmp_path, files)
+    assert out.strip() == "('LOAD_ATTR_WITH_HINT', 'tiny') True"
+
+
 def test_bindings_in_other_branches_of_an_if_are_no_rebinding(tmp_path):
     """``if X: from heavy import double else: def double`` (and an import in each
     branch): the import is lazy, and whichever branch ran is what the name is."""
