@@ -664,56 +664,14 @@ class _Walker:
         self.function = []           # names of the enclosing defs and classes
         self.blocks = 0              # depth of if/for/while/match bodies
         self.in_main = False         # inside ``if __name__ == "__main__":``
-        self.dispatch = {
-            ast.If: self.visit_block, ast.For: self.visit_block,
-            ast.AsyncFor: self.visit_block, ast.While: self.visit_block,
-            ast.Name: self.visit_Name,
-            ast.FunctionDef: self.visit_FunctionDef,
-            ast.AsyncFunctionDef: self.visit_FunctionDef,
-            ast.Lambda: self.visit_Lambda,
-            ast.ClassDef: self.visit_ClassDef,
-            ast.ListComp: self.visit_comprehension,
-            ast.SetComp: self.visit_comprehension,
-            ast.GeneratorExp: self.visit_comprehension,
-            ast.DictComp: self.visit_comprehension,
-            ast.NamedExpr: self.visit_NamedExpr,
-            ast.Global: self.visit_Global,
-            ast.Nonlocal: self.visit_Nonlocal,
-            ast.Import: self.visit_Import,
-            ast.ImportFrom: self.visit_Import,
-            ast.Try: self.visit_Try,
-            ast.With: self.visit_With,
-            ast.AsyncWith: self.visit_With,
-            ast.ExceptHandler: self.visit_ExceptHandler,
-            ast.Call: self.visit_Call,
-            ast.Subscript: self.visit_Subscript,
-            ast.Compare: self.visit_Compare,
-            ast.Starred: self.visit_Starred,
-            ast.BinOp: self.visit_BinOp,
-            ast.AugAssign: self.visit_AugAssign,
-            ast.Attribute: self.visit_Attribute,
-            ast.AnnAssign: self.visit_AnnAssign,
-            ast.MatchAs: self.visit_match_capture,
-            ast.MatchStar: self.visit_match_capture,
-            ast.MatchMapping: self.visit_MatchMapping,
-            ast.Match: self.visit_block,
-            ast.Load: _noop, ast.Store: _noop, ast.Del: _noop,
-        }
-        if sys.version_info >= (3, 11):
-            self.dispatch[ast.TryStar] = self.visit_Try
-        if sys.version_info >= (3, 12):
-            self.dispatch[ast.TypeAlias] = self.visit_TypeAlias
-        if sys.version_info >= (3, 14):
-            self.dispatch[ast.TemplateStr] = self.visit_TemplateStr
-
     # -- traversal ---------------------------------------------------------
 
     def visit(self, node):
-        handler = self.dispatch.get(type(node))
+        handler = _DISPATCH.get(type(node))
         if handler is None:
             self.generic_visit(node)
         else:
-            handler(node)
+            handler(self, node)
 
     def generic_visit(self, node):
         for field in node._fields:
@@ -1240,15 +1198,63 @@ class _Walker:
         self.generic_visit(node)
 
 
+def _noop(walker, node):
+    pass
+
+
+#: the walker's handler per node type (functions taking the walker and the node); a
+#: type not here is walked through (:meth:`_Walker.generic_visit`).  Kept out of the
+#: walker itself: bound methods in its own dict made every walker a reference cycle,
+#: so each module's tree stayed alive until the garbage collector found it
+_DISPATCH = {
+    ast.If: _Walker.visit_block, ast.For: _Walker.visit_block,
+    ast.AsyncFor: _Walker.visit_block, ast.While: _Walker.visit_block,
+    ast.Name: _Walker.visit_Name,
+    ast.FunctionDef: _Walker.visit_FunctionDef,
+    ast.AsyncFunctionDef: _Walker.visit_FunctionDef,
+    ast.Lambda: _Walker.visit_Lambda,
+    ast.ClassDef: _Walker.visit_ClassDef,
+    ast.ListComp: _Walker.visit_comprehension,
+    ast.SetComp: _Walker.visit_comprehension,
+    ast.GeneratorExp: _Walker.visit_comprehension,
+    ast.DictComp: _Walker.visit_comprehension,
+    ast.NamedExpr: _Walker.visit_NamedExpr,
+    ast.Global: _Walker.visit_Global,
+    ast.Nonlocal: _Walker.visit_Nonlocal,
+    ast.Import: _Walker.visit_Import,
+    ast.ImportFrom: _Walker.visit_Import,
+    ast.Try: _Walker.visit_Try,
+    ast.With: _Walker.visit_With,
+    ast.AsyncWith: _Walker.visit_With,
+    ast.ExceptHandler: _Walker.visit_ExceptHandler,
+    ast.Call: _Walker.visit_Call,
+    ast.Subscript: _Walker.visit_Subscript,
+    ast.Compare: _Walker.visit_Compare,
+    ast.Starred: _Walker.visit_Starred,
+    ast.BinOp: _Walker.visit_BinOp,
+    ast.AugAssign: _Walker.visit_AugAssign,
+    ast.Attribute: _Walker.visit_Attribute,
+    ast.AnnAssign: _Walker.visit_AnnAssign,
+    ast.MatchAs: _Walker.visit_match_capture,
+    ast.MatchStar: _Walker.visit_match_capture,
+    ast.MatchMapping: _Walker.visit_MatchMapping,
+    ast.Match: _Walker.visit_block,
+    ast.Load: _noop, ast.Store: _noop, ast.Del: _noop,
+    ast.Constant: _noop,
+}
+if sys.version_info >= (3, 11):
+    _DISPATCH[ast.TryStar] = _Walker.visit_Try
+if sys.version_info >= (3, 12):
+    _DISPATCH[ast.TypeAlias] = _Walker.visit_TypeAlias
+if sys.version_info >= (3, 14):
+    _DISPATCH[ast.TemplateStr] = _Walker.visit_TemplateStr
+
+
 #: a class-body statement index no read comes after
 _NEVER = 1 << 62
 
 _UNCONDITIONAL_BINDERS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.FunctionDef,
                           ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
-
-
-def _noop(node):
-    pass
 
 
 def _is_main_test(test) -> bool:
