@@ -192,9 +192,13 @@ class _Emitter:
         self.reads = {r.span: r for r in plan.namespace_reads}
         self.deferred = {d.span: d for d in plan.deferred_annotations}
         self.applied = set()
-        lines = {span[0] for span in (*self.sites, *self.owners, *self.templates, *self.reads,
-                                      *self.chain, *self.prologues, *self.deferred)}
-        self.lines = sorted(lines)
+        #: the first lines of the items in expressions, and of all items: an
+        #: expression is walked if it holds one of the first, any other node if it
+        #: holds one of the second (expressions hold no statements)
+        self.expression_lines = sorted({span[0] for span in (*self.templates, *self.reads,
+                                                             *self.deferred)})
+        self.lines = sorted({*self.expression_lines, *(span[0] for span in (
+            *self.sites, *self.owners, *self.chain, *self.prologues))})
 
     def route(self, references, nodes):
         """Route each reference's Name node (``nodes``: id of the reference -> node)."""
@@ -205,7 +209,8 @@ class _Emitter:
                 _route(node)
                 applied.add(id(ref))
 
-    def touches(self, node) -> bool:
+    def touches(self, node, lines) -> bool:
+        """Whether ``node``'s lines hold one of ``lines``."""
         lineno = getattr(node, "lineno", None)
         if lineno is None:
             return True
@@ -213,14 +218,13 @@ class _Emitter:
         if decorators:
             # a def's or class's lineno is its ``def`` line, below its decorators
             lineno = min(lineno, decorators[0].lineno)
-        lines = self.lines
         index = bisect_left(lines, lineno)
         return index < len(lines) and lines[index] <= node.end_lineno
 
     def statements(self, body):
         out = []
         for stmt in body:
-            if not self.touches(stmt):
+            if not self.touches(stmt, self.lines):
                 out.append(stmt)
                 continue
             span = (stmt.lineno, stmt.col_offset, stmt.end_lineno, stmt.end_col_offset)
@@ -293,7 +297,7 @@ class _Emitter:
     def routed(self, node):
         if type(node) is ast.Name:
             return node
-        if self.touches(node):
+        if self.touches(node, self.expression_lines if isinstance(node, ast.expr) else self.lines):
             self.node(node)
             if self.templates and type(node).__name__ == "TemplateStr":
                 span = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
