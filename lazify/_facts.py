@@ -1226,7 +1226,7 @@ class _Walker:
         elif attr in _NAMESPACE_BUILTINS and _is_builtins_module(node.value) \
                 and id(node) not in namespace.harmless_calls:
             namespace.at_import(node)                      # builtins.eval
-        self.generic_visit(node)
+        self.visit(node.value)          # its one child (``attr`` is a string)
 
 
 def _noop(walker, node):
