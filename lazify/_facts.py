@@ -1338,16 +1338,22 @@ def _looks_generic(node) -> bool:
 
 #: what an annotation evaluated later must consist of: names, attributes,
 #: subscripts, constants, tuples, lists and ``|``, whose evaluation reads
-#: nothing but the names it holds (no calls, no walrus, no comprehension)
+#: nothing but the names it holds (no calls, no walrus, no comprehension); of the
+#: binary operations, ``|`` alone (:func:`_pure_annotation`)
 _PURE_ANNOTATION = frozenset({ast.Name, ast.Attribute, ast.Subscript, ast.Constant, ast.Tuple,
-                              ast.List, ast.BinOp, ast.BitOr, ast.Load})
+                              ast.List, ast.BinOp})
 
 
 def _pure_annotation(node) -> bool:
     """Whether the annotation ``node`` gives the same value evaluated later, as long as
     the names it reads keep their values (:data:`_PURE_ANNOTATION`)."""
-    return all(type(sub) in _PURE_ANNOTATION for sub in walk(node)) and any(
-        type(sub) is ast.Name for sub in walk(node))
+    names = False
+    for sub in _operands(node):
+        kind = type(sub)
+        if kind not in _PURE_ANNOTATION or (kind is ast.BinOp and type(sub.op) is not ast.BitOr):
+            return False
+        names = names or kind is ast.Name
+    return names
 
 
 def _is_globals_call(node) -> bool:
