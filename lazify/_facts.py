@@ -1458,6 +1458,11 @@ def has_docstring(node) -> bool:
 
 
 _STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers", "cases")
+#: node type -> its fields of :data:`_STATEMENT_LISTS` (compound statements, except
+#: handlers and match cases); a simple statement has none
+_BODIES = {kind: fields for kind in vars(ast).values()
+           if isinstance(kind, type) and issubclass(kind, AST)
+           for fields in [tuple(f for f in _STATEMENT_LISTS if f in kind._fields)] if fields}
 
 
 def _module_candidates(tree: ast.Module) -> frozenset:
@@ -1478,7 +1483,7 @@ def _module_candidates(tree: ast.Module) -> frozenset:
                 if alias.name != "*":
                     names.add(alias.asname or alias.name)
         else:
-            for field in _STATEMENT_LISTS:
+            for field in _BODIES.get(kind, ()):
                 children = getattr(node, field, None)
                 if children:
                     stack.extend(children)
