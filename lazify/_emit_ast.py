@@ -16,103 +16,121 @@ from ._facts import deep_recursion, walk
 from ._plan import Plan, check_applied
 
 
-def _located(node, span):
-    """Give ``node`` and its children without a position the span."""
+def _at(span) -> dict:
+    """The position fields of a generated node placed at ``span``: each is built
+    with its own (nodes of the user's in it keep theirs)."""
     lineno, col, end_lineno, end_col = span
-    for sub in walk(node):
-        if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:
-            sub.lineno, sub.col_offset = lineno, col
-            sub.end_lineno, sub.end_col_offset = end_lineno, end_col
-    return node
+    return {"lineno": lineno, "col_offset": col, "end_lineno": end_lineno,
+            "end_col_offset": end_col}
 
 
-def _method(name):
+def _start(span) -> tuple:
+    """Zero-width at the start of ``span``: a multi-line span would make the compiler
+    derive positions without columns for generated code."""
+    return (span[0], span[1], span[0], span[1])
+
+
+def _route(node):
+    """Make the Name node ``node`` the read ``__lazy__.<its name>``, in place: the
+    node changes class, so whatever holds it holds the attribute, with the name's span
+    (and so does the ``__lazy__`` it reads)."""
+    name = node.id
+    del node.id
+    node.__class__ = ast.Attribute
+    node.value = ast.Name(id=ep.NAMESPACE, ctx=ast.Load(), lineno=node.lineno,
+                          col_offset=node.col_offset, end_lineno=node.end_lineno,
+                          end_col_offset=node.end_col_offset)
+    node.attr = name
+
+
+def _method(name, at):
     """``__lazy__.<name>``."""
-    return ast.Attribute(value=ast.Name(id=ep.NAMESPACE, ctx=ast.Load()), attr=name,
-                         ctx=ast.Load())
+    return ast.Attribute(value=ast.Name(id=ep.NAMESPACE, ctx=ast.Load(), **at), attr=name,
+                         ctx=ast.Load(), **at)
 
 
-def _call(method, args):
+def _call(method, args, at):
     """``__lazy__.<method>(*args)``, each argument a node or a constant."""
-    return ast.Call(func=_method(method), keywords=[], args=[
-        arg if isinstance(arg, ast.AST) else _constant(arg) for arg in args])
+    return ast.Call(func=_method(method, at), keywords=[], args=[
+        arg if isinstance(arg, ast.AST) else _constant(arg, at) for arg in args], **at)
 
 
-def _constant(value):
+def _constant(value, at):
     if type(value) is tuple:
-        return ast.Tuple(elts=[_constant(item) for item in value], ctx=ast.Load())
-    return ast.Constant(value=value)
+        return ast.Tuple(elts=[_constant(item, at) for item in value], ctx=ast.Load(), **at)
+    return ast.Constant(value=value, **at)
 
 
 def _call_statement(method, args, span):
-    return _located(ast.Expr(value=_call(method, args)), span)
+    at = _at(span)
+    return ast.Expr(value=_call(method, args, at), **at)
 
 
 def annotated_decorator(names, span):
     """``@__lazy__.__lazy_annotated__(*names)``, innermost: the function's
     annotations dict imports those names when read."""
-    return _located(_call(ep.ANNOTATED, names), span)
+    return _call(ep.ANNOTATED, names, _at(span))
 
 
 def annotations_statement(names, span):
     """``__annotations__ = __lazy__.__lazy_annotations__(__annotations__, *names)``
     in a class body, before its first annotated assignment."""
-    call = _call(ep.ANNOTATIONS, [ast.Name(id="__annotations__", ctx=ast.Load()), *names])
-    assign = ast.Assign(targets=[ast.Name(id="__annotations__", ctx=ast.Store())], value=call)
-    return _located(assign, span)
+    at = _at(span)
+    call = _call(ep.ANNOTATIONS, [ast.Name(id="__annotations__", ctx=ast.Load(), **at),
+                                  *names], at)
+    return ast.Assign(targets=[ast.Name(id="__annotations__", ctx=ast.Store(), **at)],
+                      value=call, **at)
 
 
 def deferred_annotation(node, names, span):
     """``__lazy__.__lazy_deferred__(lambda: node, *names)``: the annotation, evaluated
     when its owner's annotations are read (see :class:`lazify._plan.DeferredAnnotation`)."""
+    # zero-width at its start (the annotation keeps its own span)
+    at = _at(_start(span))
     thunk = ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
-                                          kw_defaults=[], kwarg=None, defaults=[]), body=node)
-    # zero-width at its start (the annotation keeps its own): a multi-line span would
-    # make the compiler derive positions without columns for the generated call
-    return _located(_call(ep.DEFERRED, [thunk, *names]), (span[0], span[1], span[0], span[1]))
+                                          kw_defaults=[], kwarg=None, defaults=[]),
+                       body=node, **at)
+    return _call(ep.DEFERRED, [thunk, *names], at)
 
 
 def template_resolved(node, names, span):
     """``(__lazy__.a, __lazy__.b, t"...")[-1]``: the t-string's interpolations
     keep their text, and find the names they read imported."""
-    elts = [_method(name) for name in names]
+    at = _at(span)
+    elts = [_method(name, at) for name in names]
     elts.append(node)
-    return _located(ast.Subscript(
-        value=ast.Tuple(elts=elts, ctx=ast.Load()),
-        slice=ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=1)),
-        ctx=ast.Load()), span)
+    return ast.Subscript(
+        value=ast.Tuple(elts=elts, ctx=ast.Load(), **at),
+        slice=ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=1, **at), **at),
+        ctx=ast.Load(), **at)
 
 
 def getattr_prologue(param, span):
     """``if __lazy__.__lazy_getattr__(param): return __lazy__.__lazy_result__(param)``,
     first in the module's own ``def __getattr__``."""
-    arg = ast.Name(id=param, ctx=ast.Load())
-    test = ast.If(test=_call(ep.GETATTR, [arg]),
-                  body=[ast.Return(value=_call(ep.RESULT, [ast.Name(id=param, ctx=ast.Load())]))],
-                  orelse=[])
-    return _located(test, span)
+    at = _at(span)
+    test = _call(ep.GETATTR, [ast.Name(id=param, ctx=ast.Load(), **at)], at)
+    result = _call(ep.RESULT, [ast.Name(id=param, ctx=ast.Load(), **at)], at)
+    return ast.If(test=test, body=[ast.Return(value=result, **at)], orelse=[], **at)
 
 
 def namespace_read(node, read):
     """The expression that stands for ``node``, a read of the module's namespace
     in a function (``Plan.namespace_reads``): see :class:`lazify._plan.NamespaceRead`."""
     method = ep.NAMESPACE_READS[read.kind]
+    span = read.span
+    # zero-width at its start if it spans lines (for the generated attribute load)
+    at = _at(_start(span) if span[0] != span[2] else span)
     if read.kind == "frame":
-        new = _call(method, [node.value])
-    elif read.kind == "eval":
+        return _call(method, [node.value], at)
+    if read.kind == "eval":
+        # the user's call, with generated arguments
         args = node.args
         local = args[2] if len(args) == 3 else ast.Call(
-            func=ast.Name(id="locals", ctx=ast.Load()), args=[], keywords=[])
-        node.args = [args[0], _call(method, []), local]
-        new = node
-    else:
-        new = _call(method, [])
-    span = read.span
-    if span[0] != span[2]:
-        # zero-width at its start: a multi-line span would make the compiler
-        # derive positions without columns for the generated attribute load
-        span = (span[0], span[1], span[0], span[1])
-    return _located(new, span)
+            func=ast.Name(id="locals", ctx=ast.Load(), **at), args=[], keywords=[], **at)
+        node.args = [args[0], _call(method, [], at), local]
+        return node
+    return _call(method, [], at)
 
 
 def header_statements(span, fallback_names=()):
@@ -122,17 +140,18 @@ def header_statements(span, fallback_names=()):
     A plain ``import ... as`` rather than ``from ... import``: a ``from`` import of a
     module that is not a package probes it for ``__path__``, which before 3.12 costs
     every rewritten module a formatted AttributeError."""
-    first = ast.Import(names=[ast.alias(name=ep.RUNTIME, asname=ep.NAMESPACE)])
+    at = _at(span)
+    first = ast.Import(names=[ast.alias(name=ep.RUNTIME, asname=ep.NAMESPACE, **at)], **at)
     if "is_lazy" in ast.Import._fields:
         first.is_lazy = 0   # 3.15 (PEP 810): what the parser gives a plain import
     second = ast.Assign(
-        targets=[ast.Name(id=ep.NAMESPACE, ctx=ast.Store())],
-        value=ast.Call(func=_method(ep.FACTORY),
-                       args=[ast.Call(func=ast.Name(id="globals", ctx=ast.Load()),
-                                      args=[], keywords=[]),
-                             *(ast.Constant(value=name) for name in fallback_names)],
-                       keywords=[]))
-    return [_located(first, span), _located(second, span)]
+        targets=[ast.Name(id=ep.NAMESPACE, ctx=ast.Store(), **at)],
+        value=ast.Call(func=_method(ep.FACTORY, at),
+                       args=[ast.Call(func=ast.Name(id="globals", ctx=ast.Load(), **at),
+                                      args=[], keywords=[], **at),
+                             *(ast.Constant(value=name, **at) for name in fallback_names)],
+                       keywords=[], **at), **at)
+    return [first, second]
 
 
 def _site_statements(node, site):
@@ -154,12 +173,17 @@ def _site_statements(node, site):
 
 
 class _Emitter:
-    """Applies one plan; ``applied`` collects the plan items it found a node for."""
+    """Applies one plan; ``applied`` collects the ids of the plan items it found a node for.
+
+    The routed reads are changed in place first (:meth:`route`); then only the
+    statements whose lines hold another item are walked.
+    """
 
     def __init__(self, plan: Plan):
         self.sites = {site.span: site for site in plan.imports if site.rewritten}
-        self.refs = {ref.span[:2]: ref for ref in plan.references}
-        self.chain = set(plan.chain_after)
+        self.chain = {}
+        for span in plan.chain_after:
+            self.chain.setdefault(span, []).append(span)
         self.owners = {}
         for owner in plan.annotation_owners:
             self.owners.setdefault(owner.span, []).append(owner)
@@ -168,11 +192,25 @@ class _Emitter:
         self.reads = {r.span: r for r in plan.namespace_reads}
         self.deferred = {d.span: d for d in plan.deferred_annotations}
         self.applied = set()
-        lines = {span[0] for span in (*self.sites, *self.owners, *self.templates, *self.reads,
-                                      *self.refs, *self.chain, *self.prologues, *self.deferred)}
-        self.lines = sorted(lines)
+        #: the first lines of the items in expressions, and of all items: an
+        #: expression is walked if it holds one of the first, any other node if it
+        #: holds one of the second (expressions hold no statements)
+        self.expression_lines = sorted({span[0] for span in (*self.templates, *self.reads,
+                                                             *self.deferred)})
+        self.lines = sorted({*self.expression_lines, *(span[0] for span in (
+            *self.sites, *self.owners, *self.chain, *self.prologues))})
 
-    def touches(self, node) -> bool:
+    def route(self, references, nodes):
+        """Route each reference's Name node (``nodes``: id of the reference -> node)."""
+        applied = self.applied
+        for ref in references:
+            node = nodes.get(id(ref))
+            if type(node) is ast.Name and node.id == ref.name and type(node.ctx) is ast.Load:
+                _route(node)
+                applied.add(id(ref))
+
+    def touches(self, node, lines) -> bool:
+        """Whether ``node``'s lines hold one of ``lines``."""
         lineno = getattr(node, "lineno", None)
         if lineno is None:
             return True
@@ -180,35 +218,35 @@ class _Emitter:
         if decorators:
             # a def's or class's lineno is its ``def`` line, below its decorators
             lineno = min(lineno, decorators[0].lineno)
-        lines = self.lines
         index = bisect_left(lines, lineno)
         return index < len(lines) and lines[index] <= node.end_lineno
 
     def statements(self, body):
         out = []
         for stmt in body:
-            if not self.touches(stmt):
+            if not self.touches(stmt, self.lines):
                 out.append(stmt)
                 continue
             span = (stmt.lineno, stmt.col_offset, stmt.end_lineno, stmt.end_col_offset)
             # zero-width at the statement's start: see the chain call below
-            start = (span[0], span[1], span[0], span[1])
+            start = _start(span)
             for owner in self.owners.get(span, ()):
                 out.extend(self.owner(owner, stmt, start))
             site = self.sites.get(span) if isinstance(stmt, (ast.Import, ast.ImportFrom)) else None
             if site is not None:
-                self.applied.add(site)
+                self.applied.add(id(site))
                 out.extend(_site_statements(stmt, site))
             else:
                 self.node(stmt)
                 out.append(stmt)
             prologue = self.prologues.get(span) if isinstance(stmt, ast.FunctionDef) else None
             if prologue is not None:
-                self.applied.add(prologue)
+                self.applied.add(id(prologue))
                 stmt.body.insert(1 if prologue.after_docstring else 0,
                                  getattr_prologue(prologue.param, start))
-            if span in self.chain:
-                self.applied.add(span)
+            chain = self.chain.get(span)
+            if chain is not None:
+                self.applied.update(map(id, chain))
                 # positioned at the start of the statement it follows: a
                 # multi-line span would make the compiler derive positions
                 # inside the user's code
@@ -218,13 +256,13 @@ class _Emitter:
     def owner(self, owner, stmt, start) -> list:
         """The statements an annotation owner gets before ``stmt`` (or its decorator)."""
         if owner.kind == "annotate":
-            self.applied.add(owner)
+            self.applied.add(id(owner))
             return [_call_statement(ep.ANNOTATE, owner.names, start)]
         if owner.kind == "class" and isinstance(stmt, ast.AnnAssign):
-            self.applied.add(owner)
+            self.applied.add(id(owner))
             return [annotations_statement(owner.names, start)]
         if owner.kind == "def" and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            self.applied.add(owner)
+            self.applied.add(id(owner))
             stmt.decorator_list.append(annotated_decorator(owner.names, start))
         return []
 
@@ -248,47 +286,63 @@ class _Emitter:
     def expression(self, node):
         if self.deferred and isinstance(node, ast.expr):
             span = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
-            deferred = self.deferred.get(span)
+            # taken out once applied: a routed read (``__lazy__.x``, from ``x``)
+            # keeps the span, and so does the ``__lazy__`` in it
+            deferred = self.deferred.pop(span, None)
             if deferred is not None:
-                self.applied.add(deferred)
+                self.applied.add(id(deferred))
                 return deferred_annotation(self.routed(node), deferred.names, span)
         return self.routed(node)
 
     def routed(self, node):
         if type(node) is ast.Name:
-            ref = self.refs.get((node.lineno, node.col_offset)) \
-                if type(node.ctx) is ast.Load else None
-            if ref is not None and ref.name == node.id:
-                self.applied.add(ref)
-                span = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
-                return _located(_method(node.id), span)
             return node
-        if self.touches(node):
+        if self.touches(node, self.expression_lines if isinstance(node, ast.expr) else self.lines):
             self.node(node)
             if self.templates and type(node).__name__ == "TemplateStr":
                 span = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
                 template = self.templates.get(span)
                 if template is not None:
-                    self.applied.add(template)
+                    self.applied.add(id(template))
                     return template_resolved(node, template.names, span)
             if self.reads and type(node) in (ast.Call, ast.Attribute):
                 read = self.reads.get(
                     (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset))
                 if read is not None and (type(node) is ast.Attribute) == (read.kind == "frame"):
-                    self.applied.add(read)
+                    self.applied.add(id(read))
                     return namespace_read(node, read)
         return node
 
 
-def emit(tree: ast.Module, plan: Plan) -> ast.Module:
+def _reference_nodes(tree, references) -> dict:
+    """id of each reference -> the Name node at its start in ``tree`` (if any)."""
+    places = {}
+    for node in walk(tree):
+        if type(node) is ast.Name:
+            places.setdefault((node.lineno, node.col_offset), []).append(node)
+    nodes = {}
+    for ref in references:
+        found = places.get(ref.span[:2])
+        if found:
+            nodes[id(ref)] = found.pop(0)
+    return nodes
+
+
+def emit(tree: ast.Module, plan: Plan, nodes=None) -> ast.Module:
     """Apply ``plan`` to ``tree`` (in place) and return it.
 
+    :param nodes: id of each of ``plan.references`` -> its Name node in ``tree``, as
+        the planner found it (``plan_module(nodes=...)``); None: they are looked up
+        by position.
     :raises lazify._plan.EmitError: when an item of the plan matches no node of the
         tree (a lazify bug): the module would otherwise fail later, with a NameError.
     """
     if not plan.rewrite:
         return tree
     emitter = _Emitter(plan)
+    if nodes is None:
+        nodes = _reference_nodes(tree, plan.references)
+    emitter.route(plan.references, nodes)
     index = plan.header_index
     head, rest = tree.body[:index], tree.body[index:]
     if rest:
@@ -326,7 +380,7 @@ def _native_site(node, site):
 
 
 class _NativeEmitter:
-    """Applies one native plan: ``applied`` collects the sites it found a node for."""
+    """Applies one native plan: ``applied`` collects the ids of the sites it found a node for."""
 
     def __init__(self, plan: Plan):
         self.sites = {site.span: site for site in plan.imports if site.any_lazy}
@@ -345,7 +399,7 @@ class _NativeEmitter:
                 site = self.sites.get(
                     (stmt.lineno, stmt.col_offset, stmt.end_lineno, stmt.end_col_offset))
                 if site is not None:
-                    self.applied.add(site)
+                    self.applied.add(id(site))
                     out.extend(_native_site(stmt, site))
                     continue
             elif not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

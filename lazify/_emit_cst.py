@@ -125,7 +125,8 @@ def _pair(alias) -> tuple:
 
 
 class _Applier(cst.CSTTransformer):
-    """Applies one plan to the tree; ``applied`` collects the plan items it found a node for.
+    """Applies one plan to the tree; ``applied`` collects the ids of the plan items it
+    found a node for.
 
     Plan items are keyed by where they start, ``(line, UTF-8 byte column)``.
     """
@@ -172,7 +173,7 @@ class _Applier(cst.CSTTransformer):
         ref = self.refs.get(self.start(original))
         if ref is None or ref.name != original.value:
             return updated
-        self.applied.add(ref)
+        self.applied.add(id(ref))
         if self.fstring_routes:
             self.fstring_routes[-1] += 1
         return cst.Attribute(
@@ -191,7 +192,7 @@ class _Applier(cst.CSTTransformer):
         read = self.reads.get(self.start(original))
         if read is None or not kind_ok(read.kind):
             return None
-        self.applied.add(read)
+        self.applied.add(id(read))
         if self.fstring_routes:
             self.fstring_routes[-1] += 1
         return read
@@ -290,7 +291,7 @@ class _Applier(cst.CSTTransformer):
         template = self.templates.get(self.start(original))
         if template is None:
             return updated
-        self.applied.add(template)
+        self.applied.add(id(template))
         elements = [
             cst.Element(cst.Attribute(value=cst.Name(ep.NAMESPACE), attr=cst.Name(name)))
             for name in template.names
@@ -318,16 +319,16 @@ class _Applier(cst.CSTTransformer):
             new = [upd] if site is None else self.apply_site(key, site, upd)
             owner = self.before.get(key) if isinstance(orig, cst.AnnAssign) else None
             if owner is not None:
-                self.applied.add(owner)
+                self.applied.add(id(owner))
                 new.insert(0, _small("__annotations__ = " + _call(
                     ep.ANNOTATIONS, "__annotations__", *map(repr, owner.names))))
             owner = self.annotate.get(key)
             if owner is not None:
-                self.applied.add(owner)
+                self.applied.add(id(owner))
                 new.insert(0, _small(_call(ep.ANNOTATE, *map(repr, owner.names))))
             chain = self.chains.get(key)
             if chain is not None:
-                self.applied.add(chain)
+                self.applied.add(id(chain))
                 new.append(_small(_call(ep.CHAIN)))
             # The last statement keeps the original semicolon (and so the text up to
             # the next statement or the line end); the others get libcst's default "; ".
@@ -343,7 +344,7 @@ class _Applier(cst.CSTTransformer):
         if self.native:
             return self.apply_native(key, site, node)
         if site.is_star:
-            self.applied.add(site)
+            self.applied.add(id(site))
             return [_small(_call(ep.STAR, repr(site.module_text))), node]
         aliases = self._aliases_as_planned(key, site, node)
         lazy = [(n.imported, n.asname) for n in site.names if n.lazy]
@@ -371,7 +372,7 @@ class _Applier(cst.CSTTransformer):
         planned = [(n.imported, n.asname) for n in site.names]
         if written != planned:
             raise EmitError(f"import at {key} binds {written}, the plan says {planned}")
-        self.applied.add(site)
+        self.applied.add(id(site))
         return aliases
 
     def apply_native(self, key, site, node) -> list:
@@ -396,7 +397,7 @@ class _Applier(cst.CSTTransformer):
         deferred = self.deferred.get(self.start(original.annotation))
         if deferred is None:
             return updated
-        self.applied.add(deferred)
+        self.applied.add(id(deferred))
         call = cst.Call(
             func=cst.Attribute(value=cst.Name(ep.NAMESPACE), attr=cst.Name(ep.DEFERRED)),
             args=[cst.Arg(cst.Lambda(params=cst.Parameters(), body=updated.annotation)),
@@ -407,12 +408,12 @@ class _Applier(cst.CSTTransformer):
         key = self.start(original)
         prologue = self.prologues.get(key)
         if prologue is not None:
-            self.applied.add(prologue)
+            self.applied.add(id(prologue))
             updated = _with_prologue(updated, prologue)
         owner = self.decorate.get(key)
         if owner is None:
             return updated
-        self.applied.add(owner)
+        self.applied.add(id(owner))
         decorator = cst.Decorator(decorator=cst.parse_expression(_call(ep.ANNOTATED, *map(repr, owner.names))))
         leading = list(updated.leading_lines)
         if not updated.decorators and leading and _is_blank(leading[-1]):
@@ -447,7 +448,7 @@ class _Applier(cst.CSTTransformer):
             if orig is not None and not isinstance(orig, cst.SimpleStatementLine):
                 chain = self.chains.get(self.start(orig))
             if chain is not None:
-                self.applied.add(chain)
+                self.applied.add(id(chain))
                 _place_after(body, origs, i, _small(_call(ep.CHAIN)))
             i += 1
         return body, origs
@@ -463,7 +464,7 @@ class _Applier(cst.CSTTransformer):
             if orig is not None and not isinstance(orig, cst.SimpleStatementLine):
                 owner = self.annotate.get(self.start(orig))
                 if owner is not None:
-                    self.applied.add(owner)
+                    self.applied.add(id(owner))
                     leading = list(new.leading_lines)
                     if leading and _is_blank(leading[-1]):
                         leading = leading[:-1]   # no line moves

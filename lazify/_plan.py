@@ -303,12 +303,18 @@ class EmitError(Exception):
 
 
 def check_applied(plan: Plan, applied) -> None:
-    """Raise :class:`EmitError` unless an emitter *applied* every item of ``plan.edits()``.
+    """Raise :class:`EmitError` unless an emitter applied every item of ``plan.edits()``
+    (*applied*: the ids of the items it found a node for).
 
     A module missing one would raise NameError (an unrouted reference, an unregistered
     import) or behave otherwise than the plan says, long after it was rewritten.
     """
-    missing = [item for item in plan.edits() if item not in applied]
+    edits = plan.edits()
+    missing = [item for item in edits if id(item) not in applied]
+    if missing:
+        # an item equal to an applied one is applied too (a span twice in chain_after)
+        done = {item for item in edits if id(item) in applied}
+        missing = [item for item in missing if item not in done]
     if missing:
         raise EmitError(f"plan for module {plan.module!r} does not match the source: "
                         "no node for " + "; ".join(map(repr, missing)))
@@ -377,7 +383,7 @@ REWRITE_ONLY = frozenset({Reason.DEFERRED_ANNOTATION, Reason.DOCTEST, Reason.CLA
 def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
                 excluding=None, source: str | bytes | None = None,
                 extensions: frozenset = frozenset(), mechanism: str = "rewrite",
-                submodules=None, future_flags: bool = False) -> Plan:
+                submodules=None, future_flags: bool = False, nodes=None) -> Plan:
     """Plan the rewrite of one module: a verdict for every imported name.
 
     :param source: the module's source, for the comments that mark an import
@@ -398,6 +404,9 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
         810's global mode, so ``__future__`` is imported only if a name they bind is
         read.  Otherwise (source output, the native mechanism) they stay eager
         where the compiler sees them (``future``).
+    :param nodes: a dict, for the AST emitter (:func:`lazify._emit_ast.emit`): filled
+        with the id of each of ``Plan.references`` -> its Name node in ``tree``, so the
+        emitter finds them without walking the tree again.
     """
     native = mechanism == "native"
     facts = gather(tree, module=module, is_package=is_package, excluding=excluding,
@@ -440,9 +449,11 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
     for name in sorted(lazy_names):
         for ld in facts.global_loads.get(name, ()):
             if ld.template is None:
-                references.append(Reference(
-                    name=ld.name, span=_span(ld.node),
-                    at_import=ld.at_import and id(ld.node) not in deferred_loads))
+                ref = Reference(name=ld.name, span=_span(ld.node),
+                                at_import=ld.at_import and id(ld.node) not in deferred_loads)
+                references.append(ref)
+                if nodes is not None:
+                    nodes[id(ref)] = ld.node
             else:
                 templates.setdefault(ld.template, set()).add(name)
     unconditional = {bound for site in facts.sites if not site.in_block

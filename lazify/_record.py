@@ -31,19 +31,15 @@ def record(cls):
     body["__slots__"] = fields
     body["__match_args__"] = fields
 
-    def __init__(self, *args, **kwargs):
-        if len(args) > len(fields):
-            raise TypeError(f"{cls.__name__}() takes {len(fields)} positional arguments")
-        values = dict(zip(fields, args))
-        for name, value in kwargs.items():
-            if name not in fields or name in values:
-                raise TypeError(f"{cls.__name__}() got an unexpected or repeated argument {name!r}")
-            values[name] = value
-        for name, default in zip(fields, defaults):
-            value = values.get(name, default)
-            if value is _NO_DEFAULT:
-                raise TypeError(f"{cls.__name__}() missing argument {name!r}")
-            object.__setattr__(self, name, value)
+    # ``__init__`` is compiled for the fields (as ``dataclasses`` does): the planner
+    # makes a record per routed read, and a generic loop over the fields cost the hook
+    # about a tenth of its planning time
+    params = ", ".join(name if default is _NO_DEFAULT else f"{name}=_default_{name}"
+                       for name, default in zip(fields, defaults))
+    lines = [f"def __init__(self, {params}):"] if fields else ["def __init__(self):"]
+    lines.extend(f"    _set_{name}(self, {name})" for name in fields)
+    lines.append("    pass")
+    namespace = {f"_default_{name}": default for name, default in zip(fields, defaults)}
 
     def _values(self):
         return tuple(getattr(self, name) for name in fields)
@@ -54,7 +50,13 @@ def record(cls):
         return _values(self) == _values(other)
 
     def __hash__(self):
-        return hash(_values(self))
+        # computed once: the emitters put every item they apply in a set
+        try:
+            return self._hash
+        except AttributeError:
+            value = hash(_values(self))
+            object.__setattr__(self, "_hash", value)
+            return value
 
     def __repr__(self):
         inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in fields)
@@ -69,9 +71,24 @@ def record(cls):
     def __reduce__(self):
         return type(self), _values(self)
 
-    for method in (__init__, __eq__, __hash__, __repr__, __setattr__, __delattr__, __reduce__):
+    for method in (__eq__, __hash__, __repr__, __setattr__, __delattr__, __reduce__):
         method.__qualname__ = f"{cls.__qualname__}.{method.__name__}"
         body[method.__name__] = method
-    new = type(cls)(cls.__name__, cls.__bases__, body)
+    bases = cls.__bases__ if cls.__bases__ != (object,) else (_Record,)
+    new = type(cls)(cls.__name__, bases, body)
     new.__qualname__ = cls.__qualname__
+    for name in fields:
+        namespace[f"_set_{name}"] = new.__dict__[name].__set__
+    exec("\n".join(lines), namespace)
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
+    new.__init__ = init
     return new
+
+
+class _Record:
+    """The base of every record: the slot its hash is kept in once computed (not a
+    field: ``__slots__`` of a record class are its fields)."""
+
+    __slots__ = ("_hash",)

@@ -6,13 +6,16 @@ command plans a module from the same facts.  Imports only what the rewriter need
 and lazify's own plain modules): see :mod:`lazify._rewriter_deps`.
 """
 
+import gc
+
 from ._emit_ast import emit, emit_native
 from ._plan import plan_module
 from ._sources import extension_submodules, parse, submodule_imports
 
 
 def plan_source(tree, source, path: str, *, module: str = "", is_package: bool = False,
-                excluding=None, mechanism: str = "rewrite", future_flags: bool = False):
+                excluding=None, mechanism: str = "rewrite", future_flags: bool = False,
+                nodes=None):
     """Plan one module parsed from ``source`` (bytes or text) at ``path``.
 
     :param excluding: module names whose own imports stay eager; None (the hook, and
@@ -20,13 +23,14 @@ def plan_source(tree, source, path: str, *, module: str = "", is_package: bool =
     :param mechanism: "rewrite" or "native" (:func:`lazify._plan.plan_module`).
     :param future_flags: the plan is for :func:`rewrite_code` (or reports what it
         does): ``from __future__`` imports may be lazy (:func:`lazify._plan.plan_module`).
+    :param nodes: for :func:`lazify._emit_ast.emit` (:func:`lazify._plan.plan_module`).
     """
     return plan_module(tree, module=module, is_package=is_package, excluding=excluding,
                        source=source,
                        extensions=extension_submodules(path) if is_package else frozenset(),
                        mechanism=mechanism,
                        submodules=submodule_imports(path, module) if is_package else None,
-                       future_flags=future_flags)
+                       future_flags=future_flags, nodes=nodes)
 
 
 def rewrite_code(source, path: str, *, module: str = "", is_package: bool = False,
@@ -36,11 +40,21 @@ def rewrite_code(source, path: str, *, module: str = "", is_package: bool = Fals
     Raises ``SyntaxError`` exactly as ``compile()`` would for bad source, and
     :class:`lazify._plan.EmitError` when the plan does not fit the tree (a lazify bug).
     """
-    tree = parse(source, path, optimize)
-    plan = plan_source(tree, source, path, module=module, is_package=is_package,
-                       mechanism=mechanism, future_flags=True)
-    if plan.rewrite:
-        tree = emit_native(tree, plan) if mechanism == "native" else emit(tree, plan)
-    # lazy ``from __future__`` imports are out of the tree: their features are flags
-    return compile(tree, path, "exec", plan.future_flags if plan.rewrite else 0,
-                   dont_inherit=True, optimize=optimize)
+    # The tree and what is made from it are freed by reference counting: the
+    # cyclic collector would only walk them, about a tenth of the rewrite's time
+    collecting = gc.isenabled()
+    if collecting:
+        gc.disable()
+    try:
+        tree = parse(source, path, optimize)
+        nodes = {}
+        plan = plan_source(tree, source, path, module=module, is_package=is_package,
+                           mechanism=mechanism, future_flags=True, nodes=nodes)
+        if plan.rewrite:
+            tree = emit_native(tree, plan) if mechanism == "native" else emit(tree, plan, nodes)
+        # lazy ``from __future__`` imports are out of the tree: their features are flags
+        return compile(tree, path, "exec", plan.future_flags if plan.rewrite else 0,
+                       dont_inherit=True, optimize=optimize)
+    finally:
+        if collecting:
+            gc.enable()

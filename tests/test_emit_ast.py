@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import ast
+import gc
 import os
 import sys
 import textwrap
@@ -88,6 +89,45 @@ def test_positions_of_user_code_are_kept(case):
     extra = {p for p in rewritten - original
              if p[0] not in skip and p[0] != header_line and p not in chains}
     assert not extra, sorted(extra)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_planner_nodes_and_nodes_found_by_position_give_one_tree(case):
+    """The hook's emit routes the Name nodes the planner hands it; without them the
+    emitter finds the nodes by position: the same tree, positions included."""
+    with open(os.path.join(FIXTURES, case, "input.py"), "rb") as f:
+        source = f.read()
+    trees = []
+    for nodes in ({}, None):
+        tree = compile(source, "input.py", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        plan = plan_module(tree, module="pkg.input", source=source, future_flags=True,
+                           nodes=nodes)
+        assert plan.rewrite
+        assert nodes is None or len(nodes) == len(plan.references)
+        trees.append(ast.dump(emit(tree, plan, nodes), include_attributes=True))
+    assert trees[0] == trees[1]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_rewrite_leaves_no_cycles_and_the_collector_as_it_was(case):
+    """The rewrite's objects are freed by reference counting (a cycle would keep a
+    module's tree alive until a collection, and make the pyc's marshal bytes depend
+    on when that happens); the collector it pauses is left as it was found."""
+    with open(os.path.join(FIXTURES, case, "input.py"), "rb") as f:
+        source = f.read()
+    gc.collect()
+    gc.disable()
+    try:
+        transform(source, "input.py", module="pkg.input")
+        assert not gc.isenabled()
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+    transform(source, "input.py", module="pkg.input")
+    assert gc.isenabled()
+    with pytest.raises(SyntaxError):
+        transform(source + b"\n)", "input.py", module="pkg.input")
+    assert gc.isenabled()
 
 
 def test_generated_nodes_take_the_statement_and_name_positions():
