@@ -257,23 +257,30 @@ def write_cached(
 
 
 def write_rewriter_deps(names) -> bool:
-    """Keep a measurement beside lazify's bytecode, else in the per-user cache."""
+    """Keep a measurement beside lazify's bytecode and in the per-user cache.
+
+    The measurement belongs to the interpreter and lazify's version, not to a bytecode
+    cache: a ``sys.pycache_prefix`` that is new for a run (a CI job's, a container's)
+    would otherwise have it measured again, a child interpreter each time, where the
+    per-user copy still answers (:func:`lazify._cache.read_rewriter_deps` reads it
+    second)."""
     data = " ".join(sorted(names)).encode("ascii") + b"\n"
+    kept = False
     primary = rewriter_deps_path()
     if primary is not None:
         try:
             _make_dirs(os.path.dirname(primary))
             write_atomic(primary, data)
-            return True
+            kept = True
         except OSError:
             pass
     root = fallback_root()
     if root is None or not _fallback_ready(root):
-        return False
+        return kept
     try:
         path = rewriter_deps_path(_rewriter_deps_fallback())
         _make_dirs(os.path.dirname(path), 0o700)
         write_atomic(path, data, 0o600)
         return True
     except OSError:
-        return False
+        return kept

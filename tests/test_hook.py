@@ -784,6 +784,22 @@ def test_measuring_the_rewriter_dependencies_imports_nothing_for_the_child(tmp_p
     assert outputs == [["False", "True", "False"], ["True", "True", "False"]]
 
 
+def test_the_rewriter_dependencies_are_not_measured_again_for_a_new_bytecode_prefix(tmp_path):
+    """A sys.pycache_prefix new for each run (a CI job's) finds the measurement kept in
+    the per-user cache: no child interpreter at every start."""
+    code = """
+        import lazify
+        from lazify import _cache
+        kept = _cache.read_rewriter_deps() is not None
+        lazify.install()
+        print(kept)
+    """
+    outputs = [run_python(["-c", textwrap.dedent(code)], cwd=tmp_path, check=True, env_extra={
+        "PYTHONPYCACHEPREFIX": str(tmp_path / f"cache{run}"),
+        "XDG_CACHE_HOME": str(tmp_path / "xdg")}).stdout.split() for run in range(2)]
+    assert outputs == [["False"], ["True"]]
+
+
 def test_sitecustomize_install_then_the_stdlib_first_thing(tmp_path):
     """install() in sitecustomize.py, then the modules the rewriter once depended on, on a
     cold cache and a warm one: every version's own set of dependencies stays plain."""
