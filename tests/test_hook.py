@@ -749,12 +749,14 @@ def test_rewriter_dependencies_are_measured(tmp_path):
 
 def test_rewriter_dependency_measurement_is_kept_and_remeasured_when_bad(tmp_path):
     code = """
-        import lazify
+        import os, lazify
         from lazify import _cache
         path = _cache.rewriter_deps_path()
-        if {bad!r}:
-            with open(path, "w") as f:
-                f.write("garbage")
+        if {bad!r}:   # both copies: beside lazify's bytecode and the per-user one
+            for kept_at in (path, _cache.rewriter_deps_path(_cache._rewriter_deps_fallback())):
+                os.makedirs(os.path.dirname(kept_at), 0o700, exist_ok=True)
+                with open(kept_at, "w") as f:
+                    f.write("garbage")
         lazify.install()
         from lazify._hook import plain_modules
         with open(path) as f:
@@ -762,7 +764,8 @@ def test_rewriter_dependency_measurement_is_kept_and_remeasured_when_bad(tmp_pat
         print("ast" in plain_modules(), kept <= plain_modules(), "ast" in kept)
     """
     for bad in (False, True):
-        proc = run_python(["-c", textwrap.dedent(code.format(bad=bad))], cwd=tmp_path, check=True)
+        proc = run_python(["-c", textwrap.dedent(code.format(bad=bad))], cwd=tmp_path, check=True,
+                          env_extra={"XDG_CACHE_HOME": str(tmp_path / "xdg")})
         assert proc.stdout.split() == ["True", "True", "True"]
 
 
