@@ -87,8 +87,8 @@ def paths_that_exist(paths, errors) -> list:
 
 def _write(path, code, st, data, use_hash, errors) -> bool:
     facts = {"source_mtime": st.st_mtime, "source_size": st.st_size, "source_mode": st.st_mode}
-    if _cache_write.write_cached(path, code, source_bytes=data, hash_based=use_hash, force=True,
-                           **facts) is None:
+    if _cache_write.write_cached(path, code, source_bytes=data, hash_based=use_hash,
+                                 force=True, **facts) is None:
         errors.append(f"{path}: could not write the cache file")
         return False
     return True

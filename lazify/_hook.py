@@ -276,7 +276,7 @@ class LazifyFinder:
         """
         if _state.busy or _never(fullname):
             return None
-        if fullname in _missing and _missing[fullname] == len(sys.path):
+        if _missing.get(fullname) == len(sys.path):
             return None                      # (sys.path grew or shrank since: ask again)
         finders = sys.meta_path
         try:
@@ -317,13 +317,19 @@ class LazifyFinder:
     def invalidate_caches(self):
         """Forget the names no finder had, and the packages a guarded module's
         deferred imports found (the later finders get their own call)."""
-        _missing.clear()
-        _mode._found.clear()
+        _forget_searches()
 
 
 #: name of a module none of the finders after lazify's had (see find_spec) -> the
 #: length of sys.path then (a path entry added or taken away since: ask again)
 _missing = {}
+
+
+def _forget_searches():
+    """Forget what lazify remembers of the finders' answers (its misses, and the
+    packages guarded modules found: :func:`lazify._mode.found`)."""
+    _missing.clear()
+    _mode._found.clear()
 
 
 #: modules of CPython's own loaders (builtin, frozen, extension, sourceless,
@@ -361,8 +367,7 @@ def uninstall():
     """Remove the import hook; modules already imported keep working.  The
     interpreter gets back the lazy imports mode and filter it had before."""
     sys.meta_path[:] = [f for f in sys.meta_path if f is not _finder]
-    _missing.clear()
-    _mode._found.clear()
+    _forget_searches()
     _mode.native_off()
 
 

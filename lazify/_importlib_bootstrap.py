@@ -67,6 +67,7 @@ def _absolute(module, level, package):
     base = ".".join(parts[: len(parts) - level + 1])
     return f"{base}.{module}" if module else base
 
+
 def _line_at(code, offset):
     """The line of the instruction at byte ``offset`` of ``code`` (a frame's
     ``f_lasti``), as the frame's ``f_lineno`` gives it while it runs there."""
@@ -74,6 +75,7 @@ def _line_at(code, offset):
         if start <= offset < end:
             return line if line is not None else code.co_firstlineno
     return code.co_firstlineno
+
 
 #: per thread: a failed package import is being repaired (see _replay_in_order)
 _replaying = _local()

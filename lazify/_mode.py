@@ -21,7 +21,6 @@ _NO_DICT = {}
 _modules = sys.modules
 
 
-
 def _lazy_import_type():
     """PEP 810's ``types.LazyImportType`` (what a ``lazy import`` binds until first
     use), None before 3.15.  Asked for by the public helpers only: the built-in
@@ -31,6 +30,7 @@ def _lazy_import_type():
     from _types import LazyImportType
 
     return LazyImportType
+
 
 #: Packages whose import-time order no static rule sees; imports *within*
 #: them stay eager.  Each entry: the reason, and what broke.
