@@ -120,20 +120,25 @@ def test_no_toml_import_without_lazify_table(tmp_path):
 @pytest.mark.parametrize("case, expected", [
     ("none", False),                      # no pyproject.toml anywhere above
     ("other", False),                     # one that does not mention lazify
-    ("table", True),
+    ("table", False),                     # the project's settings are not the program's
     ("env", True),                        # LAZIFY_EXCLUDING set
+    ("recorded", True),                   # recorded by lazify enable
 ])
 def test_install_reads_settings_only_where_there_are_some(tmp_path, case, expected):
-    """``install()`` imports lazify._config only for a pyproject.toml that mentions
-    lazify or a LAZIFY_ variable (most starts have neither); the settings still apply."""
+    """``install()`` imports lazify._config only for a LAZIFY_ variable or settings
+    recorded by ``lazify enable`` (most starts have neither); the settings still apply.
+    A pyproject.toml in the current directory is not read: a program started inside a
+    project does not pick up the project's settings."""
     work = tmp_path / "app"
     work.mkdir()
     if case == "other":
         pyproject(work, '[project]\nname = "app"\n')
     elif case == "table":
         pyproject(work, '[tool.lazify]\nexcluding = ["json"]\n')
+    record = ("import lazify._startup as s; s.recorded = {'excluding': ['json'], 'from': None}; "
+              if case == "recorded" else "")
     proc = run_python(
-        "import sys, lazify; lazify.install(); from lazify import _mode; "
+        record + "import sys, lazify; lazify.install(); from lazify import _mode; "
         "print('lazify._config' in sys.modules, _mode.is_excluded('json'))",
         cwd=str(work),
         env_extra={"LAZIFY_EXCLUDING": "json" if case == "env" else None,
@@ -141,18 +146,3 @@ def test_install_reads_settings_only_where_there_are_some(tmp_path, case, expect
         check=True,
     )
     assert proc.stdout == f"{expected} {expected}\n"
-
-
-def test_a_pyproject_that_cannot_be_read_counts_as_settings(tmp_path, monkeypatch):
-    """Reading it again in lazify._config reports why (install() warns)."""
-    from lazify import _mode
-
-    pyproject(tmp_path, '[project]\nname = "app"\n')
-    monkeypatch.chdir(tmp_path)
-    assert not _mode.has_settings(environ={})
-
-    def unreadable(*args, **kwargs):
-        raise PermissionError(13, "Permission denied")
-
-    monkeypatch.setattr(_mode, "open", unreadable, raising=False)
-    assert _mode.has_settings(environ={})
