@@ -85,11 +85,15 @@ def _pth_path(info) -> str:
 
 def pth_line(record: dict) -> str:
     """The ``.pth`` line: import lazify and hand it the record, or say in one line that
-    lazify is gone and let the program start."""
+    lazify is gone and let the program start.  The line may run twice (3.11's
+    :mod:`site` processes a venv's site-packages twice): the flag on ``sys`` keeps the
+    line said once, and :mod:`lazify._startup` starts once."""
     code = ("try:\n from lazify._startup import enabled\n"
             f" enabled({record!r})\n"
             "except Exception as e:\n"
-            " sys.stderr.write('lazify: this environment was enabled with `lazify enable` but '"
+            " if not getattr(sys, '_lazify_pth_said', 0):\n"
+            "  sys._lazify_pth_said = 1\n"
+            "  sys.stderr.write('lazify: this environment was enabled with `lazify enable` but '"
             "'lazify cannot start (%s: %s); it runs without lazy imports (reinstall lazify, '"
             f"'or delete {record['file']})\\n' % (type(e).__name__, e))\n")
     return f"import sys; exec({code!r})\n"
