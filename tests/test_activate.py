@@ -23,6 +23,11 @@ import pytest
 
 from tests._util import ROOT
 
+pytestmark = pytest.mark.skipif(
+    os.environ.get("LAZIFY_VENV_TESTS", "") in ("", "0"),
+    reason="fresh-venv scenarios (about 20 s per interpreter): LAZIFY_VENV_TESTS=1 runs "
+           "them, as .ci/run does")
+
 #: Debian-built interpreters whose stdlib has a sitecustomize.py (Debian and Ubuntu ship one)
 DEBIAN = ["/opt/sid-python/3.15/bin/python3.15", "/opt/sid-python/3.14/bin/python3.14"]
 OLD_PYTHON = "/root/.pyenv/versions/3.9.18/bin/python"

@@ -146,3 +146,87 @@ def test_install_reads_settings_only_where_there_are_some(tmp_path, case, expect
         check=True,
     )
     assert proc.stdout == f"{expected} {expected}\n"
+
+
+# ---------------------------------------------------------------- the resolver
+
+
+RECORD = {"enabled": False, "excluding": ["rec"], "mechanism": "rewrite", "from": "/p/pyproject.toml"}
+
+
+@pytest.mark.parametrize("arguments, environ, record, expected", [
+    # nothing anywhere: lazify's defaults
+    ({}, {}, None, (True, (), None, "default", "default")),
+    # recorded by lazify enable
+    ({}, {}, RECORD, (False, ("rec",), "rewrite", "recorded", "recorded")),
+    # a variable beats the recorded settings; LAZIFY_EXCLUDING adds to them
+    ({}, {"LAZIFY_DISABLE": "no", "LAZIFY_MECHANISM": "Native", "LAZIFY_EXCLUDING": "env"}, RECORD,
+     (True, ("rec", "env"), "native", "LAZIFY_DISABLE", "LAZIFY_MECHANISM")),
+    ({}, {"LAZIFY_DISABLE": "ON"}, None, (False, (), None, "LAZIFY_DISABLE", "default")),
+    # an argument beats both; --excluding adds
+    ({"enabled": True, "mechanism": "rewrite", "extra_excluding": ["arg"]},
+     {"LAZIFY_DISABLE": "1", "LAZIFY_MECHANISM": "native"}, RECORD,
+     (True, ("rec", "arg"), "rewrite", "argument", "argument")),
+    # a malformed variable is ignored (at run time): the next layer decides
+    ({}, {"LAZIFY_DISABLE": "banana", "LAZIFY_MECHANISM": "x"}, RECORD,
+     (False, ("rec",), "rewrite", "recorded", "recorded")),
+])
+def test_precedence(arguments, environ, record, expected):
+    """Argument, then environment variable, then the recorded settings, then defaults."""
+    config = _config.resolve(**arguments, environ=environ, record=record, strict=False)
+    enabled, excluding, mechanism, enabled_from, mechanism_from = expected
+    assert (config.enabled, config.excluding, config.mechanism) == (enabled, excluding, mechanism)
+    assert config.sources["enabled"].startswith(enabled_from)
+    assert config.sources["mechanism"].startswith(mechanism_from)
+
+
+def test_the_project_file_instead_of_the_record_for_check(tmp_path):
+    path = pyproject(tmp_path, '[tool.lazify]\nexcluding = ["proj"]\nenabled = false\n')
+    config = _config.resolve(project=str(tmp_path), environ={}, record=RECORD)
+    assert (config.enabled, config.excluding, config.path) == (False, ("proj",), path)
+    assert config.sources["enabled"] == path
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("1", True), ("TRUE", True), (" yes ", True), ("On", True),
+    ("0", False), ("false", False), ("No", False), ("off", False), ("", "default"),
+])
+def test_boolean_variables(value, expected, capsys):
+    from lazify import _mode
+
+    assert _mode.env_flag("LAZIFY_X", "default", {"LAZIFY_X": value}) == expected
+    assert capsys.readouterr().err == ""
+
+
+def test_a_bad_boolean_is_said_once_and_is_the_default(capsys):
+    from lazify import _mode
+
+    for _ in range(2):
+        assert _mode.env_flag("LAZIFY_Y", False, {"LAZIFY_Y": "banana"}) is False
+    assert capsys.readouterr().err == ("lazify: LAZIFY_Y='banana' is not one of 1/0, "
+                                       "true/false, yes/no, on/off; taken as 0\n")
+
+
+def test_an_unreadable_pyproject_is_one_line(tmp_path):
+    (tmp_path / "pyproject.toml").mkdir()          # unreadable as a file, even for root
+    with pytest.raises(ConfigError) as exc:
+        _config.read_pyproject(tmp_path / "pyproject.toml")
+    assert str(exc.value) == f"{tmp_path / 'pyproject.toml'}: cannot read it: Is a directory"
+
+
+@pytest.mark.parametrize("text", [
+    'tool.lazify.excluding = ["a", "b"]\ntool.lazify.enabled = false\n',
+    '[tool]\nlazify.excluding = ["a", "b"]\nlazify.enabled = false\n',
+    '[tool.lazify]\nexcluding = ["a", "b"]\nenabled = false\n[tool.other]\nx = 1\n',
+])
+def test_dotted_keys(tmp_path, parser, text):
+    pyproject(tmp_path, text)
+    config = load_config(tmp_path, environ={})
+    assert (config.enabled, config.excluding) == (False, ("a", "b"))
+
+
+def test_the_minimal_parser_says_what_it_cannot_read(tmp_path, monkeypatch):
+    monkeypatch.setattr(_config, "_toml_loads", lambda: None)
+    pyproject(tmp_path, 'tool = {lazify = {excluding = ["a"]}}\n')
+    with pytest.raises(ConfigError, match="install tomli"):
+        load_config(tmp_path, environ={})
