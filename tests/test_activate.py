@@ -278,3 +278,26 @@ def test_lazify_uninstalled_after_enable(env, wheel):
     finally:
         os.unlink(_pth(env))
         _install(env["python"], wheel)
+
+
+def test_an_editable_install_ships_the_distribution_pth_too(tmp_path):
+    """The README's ``pip install -e .``: setuptools builds an editable wheel without
+    build_py's outputs; setup.py adds the file to it."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("lazify", "pyproject.toml", "setup.py", "README.md", "lazify-imports.pth"):
+        copy = shutil.copytree if os.path.isdir(os.path.join(ROOT, name)) else shutil.copy
+        copy(os.path.join(ROOT, name), src / name)
+    venv = str(tmp_path / "venv")
+    assert _run([sys.executable, "-m", "venv", "--without-pip", venv]).returncode == 0
+    exe = os.path.join(venv, "bin", "python")
+    for extra in (["--no-build-isolation"], []):
+        proc = _pip(exe, "install", "-q", "--no-deps", *extra, "-e", str(src))
+        if proc.returncode == 0:
+            break
+    else:
+        pytest.skip(f"cannot make an editable install here: {proc.stderr.strip()[-300:]}")
+    probe = ["-c", "import lazify; print(lazify.__file__.startswith(%r), "
+                   "lazify.is_lazy_imports_enabled())" % str(src)]
+    assert _run([exe, *probe], LAZIFY="1").stdout == "True True\n"
+    assert _run([exe, *probe]).stdout == "True False\n"
