@@ -65,14 +65,29 @@ def probe(python: str | None) -> dict:
     if python is not None and not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
         raise _Refused(f"--python {python}: no such interpreter", 2)
     try:
-        proc = subprocess.run([exe, "-I", "-c", _PROBE], capture_output=True, text=True,
-                              env=_child_env(), timeout=60)
+        # not -I: lazify may be in the user's site-packages; "/" keeps the current
+        # directory's packages out of it
+        proc = subprocess.run([exe, "-c", _PROBE], capture_output=True, text=True,
+                              env=_child_env(), timeout=60, cwd="/")
         info = json.loads(proc.stdout)
     except (OSError, ValueError, subprocess.SubprocessError) as exc:
         detail = getattr(exc, "strerror", None) or exc
         raise _Refused(f"--python {exe}: not a Python interpreter lazify can ask ({detail})", 2)
     info["python"] = exe
     return info
+
+
+def _read_too_late(info):
+    """The site directory lazify is installed in when :mod:`site` adds it to sys.path only
+    after processing the activation file's (a venv with ``--system-site-packages`` and
+    lazify outside it), else None."""
+    sitedirs = [os.path.normcase(os.path.abspath(d)) for d in info["sitedirs"]]
+    here = os.path.normcase(os.path.abspath(info["purelib"]))
+    package = os.path.dirname(os.path.abspath(info["lazify"]))
+    where = os.path.normcase(os.path.dirname(package))
+    if here in sitedirs and where in sitedirs and sitedirs.index(where) > sitedirs.index(here):
+        return os.path.dirname(package)
+    return None
 
 
 def _version(info) -> str:
@@ -153,6 +168,11 @@ def _enable(python, settings_file, compile_cache=True) -> int:
     if info["lazify"] is None:
         raise _Refused(f"lazify is not installed for {info['python']}; install it there "
                        f"first ({info['python']} -m pip install lazify-imports)")
+    late = _read_too_late(info)
+    if late is not None:
+        raise _Refused(f"lazify is installed in {late}, which {info['python']} reads after "
+                       f"{info['purelib']}, where the activation file goes; install lazify into "
+                       f"the environment itself ({info['python']} -m pip install lazify-imports)")
     if settings.get("mechanism") == "native" and tuple(info["version"][:2]) < (3, 15):
         raise _Refused(f'{source}: mechanism "native" needs Python 3.15+; '
                        f"{info['python']} is {_version(info)}", 2)
@@ -194,8 +214,8 @@ def _compile_environment(info, mechanism) -> str:
             "sys.exit(compile_paths(sys.argv[2:], mechanism=sys.argv[1] or None))\n")
     directory = info["purelib"]
     try:
-        proc = subprocess.run([info["python"], "-I", "-c", code, mechanism or "", directory],
-                              capture_output=True, text=True, env=_child_env())
+        proc = subprocess.run([info["python"], "-c", code, mechanism or "", directory],
+                              capture_output=True, text=True, env=_child_env(), cwd="/")
     except OSError as exc:
         return f"not written ({exc}); `lazify compile {directory}` writes it"
     problems = [line for line in proc.stderr.splitlines() if line.strip()]

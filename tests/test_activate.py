@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -183,6 +184,8 @@ def test_enable_then_a_console_script_starts_lazily_from_root(env):
     assert status.returncode == 0, status.stdout + status.stderr
     assert status.stdout.startswith("lazify is active: enabled for this environment")
     assert f"+ app.keep (recorded by lazify enable from {env['project']}" in status.stdout
+    # enable wrote the cache of every module in site-packages lazify rewrites
+    assert re.search(r"^compiled: ([1-9]\d*) of \1 modules in ", status.stdout, re.M), status.stdout
     # again, from elsewhere with other settings: updated
     other = os.path.join(env["home"], "other.toml")
     with open(other, "w") as f:

@@ -230,3 +230,16 @@ def test_the_minimal_parser_says_what_it_cannot_read(tmp_path, monkeypatch):
     pyproject(tmp_path, 'tool = {lazify = {excluding = ["a"]}}\n')
     with pytest.raises(ConfigError, match="install tomli"):
         load_config(tmp_path, environ={})
+
+
+def test_enable_refuses_a_lazify_that_site_adds_after_the_activation_file():
+    """A venv with --system-site-packages and lazify only outside it: the activation
+    file would run before lazify is on sys.path, and say so at every start."""
+    from lazify._activate import _read_too_late
+
+    info = {"sitedirs": ["/v/lib/site-packages", "/usr/lib/site-packages"],
+            "purelib": "/v/lib/site-packages"}
+    late = _read_too_late({**info, "lazify": "/usr/lib/site-packages/lazify/__init__.py"})
+    assert late == "/usr/lib/site-packages"
+    assert _read_too_late({**info, "lazify": "/v/lib/site-packages/lazify/__init__.py"}) is None
+    assert _read_too_late({**info, "lazify": "/src/checkout/lazify/__init__.py"}) is None
