@@ -38,29 +38,31 @@ def install(*, enabled=None, excluding=None, mechanism=None) -> None:
         before 3.15; the configured one then gives a warning and the rewrite.
     """
     from ._hook import install as _install
-    from ._mode import check_mechanism, env_flag, has_settings
+    from ._mode import check_mechanism, env_flag, has_settings, recorded, recorded_settings
 
     if mechanism is not None:
         check_mechanism(mechanism)
     if enabled is None and env_flag("LAZIFY", True) is False:
         return                           # LAZIFY=0: lazify is off for this run
 
-    config = None
+    names = ()
     try:
-        if has_settings():       # most starts have none: _config is not imported then
+        if has_settings():       # most starts have no variable: _config is not imported then
             from ._config import resolve, usable_mechanism
 
             config = resolve(enabled=enabled, mechanism=mechanism, strict=False)
+            enabled, names = config.enabled, config.excluding
+            if mechanism is None:
+                mechanism = usable_mechanism(config.mechanism, stacklevel=2)
+        elif recorded():         # an enabled environment: the recorded settings as they are
+            enabled, names, configured = recorded_settings(recorded(), enabled)
+            mechanism = mechanism or configured
     except Exception as exc:  # lazify must never be why a program fails to start
         from ._mode import report
 
         report(f"settings ignored: {exc}")
-    if config is not None:
-        enabled = config.enabled
-        if excluding is None and config.excluding:
-            excluding = frozenset({*DEFAULT_EXCLUDING, *config.excluding})
-        if mechanism is None:
-            mechanism = usable_mechanism(config.mechanism, stacklevel=2)
+    if excluding is None and names:
+        excluding = frozenset({*DEFAULT_EXCLUDING, *names})
     _install(enabled=True if enabled is None else enabled, excluding=excluding,
              mechanism=mechanism)
 

@@ -1,13 +1,16 @@
 """``lazify enable``, ``lazify disable`` and ``lazify status``: lazify on for a whole
 Python environment, whatever ``sitecustomize.py`` its interpreter ships.
 
-``enable`` writes one file, ``lazify-enabled.pth``, into the environment's
-site-packages: :mod:`site` processes it at every start of that environment's Python,
-before any ``sitecustomize``, and its one line hands the recorded settings to
-:func:`lazify._startup.enabled`.  It is written whole (a temporary file renamed over
-it), so a start never sees half of it, and it tolerates a lazify that is gone or
-broken (one line on stderr, the program starts eagerly).  ``disable`` removes that file
-and nothing else.
+``enable`` writes two files into the environment's site-packages: ``lazify-enabled.pth``,
+which :mod:`site` processes at every start of that environment's Python, before any
+``sitecustomize``, and whose one line imports ``_lazify_enabled.py`` (compiled to its pyc
+by the environment's interpreter), which hands the recorded settings to
+:func:`lazify._startup.enabled` and tolerates a lazify that is gone or broken (one line on
+stderr, the program starts eagerly).  A module rather than code in the ``.pth`` line: a
+``.pth`` line is compiled at every start (twice on 3.11, whose :mod:`site` processes a
+venv's site-packages twice), a module's pyc is read.  Each file is written whole (a
+temporary file renamed over it), the ``.pth`` last, so a start never sees half of them.
+``disable`` removes those files and nothing else.
 
 The target environment is asked about itself by running its interpreter (its version,
 site-packages, whether lazify is installed there), so ``--python`` works for any
@@ -39,8 +42,10 @@ except Exception:
 print(json.dumps(out))
 """
 
-#: the first line of the file ``enable`` writes: ``disable`` removes only a file that has it
+#: the first line of the files ``enable`` writes: ``disable`` removes only files that have it
 _MARK = "# lazify enable wrote this file; `lazify disable` removes it.\n"
+#: the module the ``.pth`` line imports (``enable`` writes it beside the ``.pth``)
+MODULE = "_lazify_enabled"
 
 
 class _Refused(Exception):
@@ -98,20 +103,27 @@ def _pth_path(info) -> str:
     return os.path.join(info["purelib"], _startup.ENABLED_PTH)
 
 
-def pth_line(record: dict) -> str:
-    """The ``.pth`` line: import lazify and hand it the record, or say in one line that
-    lazify is gone and let the program start.  The line may run twice (3.11's
-    :mod:`site` processes a venv's site-packages twice): the flag on ``sys`` keeps the
-    line said once, and :mod:`lazify._startup` starts once."""
-    code = ("try:\n from lazify._startup import enabled\n"
-            f" enabled({record!r})\n"
-            "except Exception as e:\n"
-            " if not getattr(sys, '_lazify_pth_said', 0):\n"
-            "  sys._lazify_pth_said = 1\n"
-            "  sys.stderr.write('lazify: this environment was enabled with `lazify enable` but '"
-            "'lazify cannot start (%s: %s); it runs without lazy imports (reinstall lazify, '"
-            f"'or delete {record['file']})\\n' % (type(e).__name__, e))\n")
-    return f"import sys; exec({code!r})\n"
+def module_source(record: dict) -> str:
+    """``_lazify_enabled.py``: import lazify and hand it the record, or say in one line
+    that lazify is gone and let the program start."""
+    return (f"{_MARK}\"\"\"Turns lazify on at every start of this environment (imported by "
+            f"{_startup.ENABLED_PTH}).\"\"\"\n\n"
+            f"RECORD = {record!r}\n\n"
+            "try:\n"
+            "    from lazify._startup import enabled\n"
+            "\n"
+            "    enabled(RECORD)\n"
+            "except Exception as exc:\n"
+            "    import sys\n"
+            "\n"
+            "    sys.stderr.write(\"lazify: this environment was enabled with `lazify enable` \"\n"
+            "                     \"but lazify cannot start (%s: %s); it runs without lazy \"\n"
+            "                     \"imports (reinstall lazify, or delete %s and %s)\\n\"\n"
+            "                     % (type(exc).__name__, exc, RECORD[\"file\"], __file__))\n")
+
+
+def pth_text() -> str:
+    return f"{_MARK}import {MODULE}\n"
 
 
 def write_atomically(path: str, text: str) -> None:
@@ -178,18 +190,55 @@ def _enable(python, settings_file, compile_cache=True) -> int:
                        f"{info['python']} is {_version(info)}", 2)
     pth = _pth_path(info)
     record = {**settings, "from": source, "file": pth}   # only what the file sets
+    module = os.path.join(info["purelib"], MODULE + ".py")
     again = os.path.exists(pth)
     try:
-        write_atomically(pth, _MARK + pth_line(record))
+        write_atomically(module, module_source(record))
+        _byte_compile(info, module)
+        write_atomically(pth, pth_text())
     except OSError as exc:
-        raise _Refused(f"cannot write {pth}: {exc.strerror or exc}; nothing was changed "
-                       "(run it as the environment's owner)") from None
+        if not again:
+            _remove(info)
+        raise _Refused(f"cannot write to {info['purelib']}: {exc.strerror or exc}; "
+                       "nothing was changed (run it as the environment's owner)") from None
     print(f"lazify enable: {'updated' if again else 'enabled'} {info['prefix']} "
           f"(Python {_version(info)}): {pth}")
     print(f"  settings: {_describe(record)}")
     if compile_cache:
         print(f"  cache: {_compile_environment(info, record.get('mechanism'))}")
     return 0
+
+
+def _byte_compile(info, module) -> None:
+    """The module's pyc, by the environment's interpreter (its magic number), so that no
+    start compiles it (``PYTHONDONTWRITEBYTECODE`` would make every start do so)."""
+    code = "import py_compile, sys\npy_compile.compile(sys.argv[1], doraise=True)\n"
+    proc = subprocess.run([info["python"], "-c", code, module], capture_output=True,
+                          text=True, env=_child_env(), cwd="/")
+    if proc.returncode != 0:
+        lines = proc.stderr.strip().splitlines() or ["py_compile failed"]
+        raise OSError(0, lines[-1], module)
+
+
+def _remove(info) -> list:
+    """Remove what ``enable`` wrote (the ``.pth`` first: it is the switch); return the
+    paths removed.  :raises OSError: one could not be removed."""
+    module = os.path.join(info["purelib"], MODULE + ".py")
+    cache = os.path.join(info["purelib"], "__pycache__")
+    removed = []
+    paths = [_pth_path(info), module]
+    try:
+        paths += [os.path.join(cache, n) for n in sorted(os.listdir(cache))
+                  if n.startswith(MODULE + ".") and n.endswith(".pyc")]
+    except OSError:
+        pass
+    for path in paths:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            continue
+        removed.append(path)
+    return removed
 
 
 def _describe(record) -> str:
@@ -246,11 +295,12 @@ def cmd_disable(args) -> int:
               file=sys.stderr)
         return 1
     try:
-        os.unlink(pth)
+        removed = _remove(info)
     except OSError as exc:
-        print(f"lazify disable: cannot remove {pth}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"lazify disable: cannot remove {exc.filename}: {exc.strerror or exc}",
+              file=sys.stderr)
         return 1
-    print(f"lazify disable: disabled {info['prefix']} (removed {pth})")
+    print(f"lazify disable: disabled {info['prefix']} (removed {', '.join(removed)})")
     return 0
 
 
@@ -325,7 +375,8 @@ def _print_cache(mechanism) -> None:
 
     plain_modules()
     for path in walk(site):
-        if _never(module_name_for(path)[0]):
+        name = module_name_for(path)[0]
+        if _never(name) or name == MODULE:
             continue                         # lazify itself, and what its rewriter imports
         total += 1
         for candidate in (_cache.cache_path(path), _cache.fallback_path(path)):

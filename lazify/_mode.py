@@ -267,17 +267,22 @@ def recorded():
 
 
 def has_settings(environ=None) -> bool:
-    """Whether there are settings for :mod:`lazify._config` to resolve: one of its
-    variables set, or settings recorded by ``lazify enable`` beyond the defaults.
-    :func:`lazify.install` imports ``_config`` only then; most starts have neither.
-    The current directory plays no part: a program gets the same settings wherever
-    it is started."""
+    """Whether :mod:`lazify._config` must resolve the settings: one of its variables is
+    set.  Otherwise the settings are the recorded ones as they are
+    (:func:`recorded_settings`), and :func:`lazify.install` does not import ``_config``;
+    the current directory plays no part: a program gets the same settings wherever it
+    is started."""
     env = os.environ if environ is None else environ
-    if any(env.get(name) for name in SETTINGS_VARIABLES):
-        return True
-    record = recorded()
-    return bool(record) and any(record.get(key) not in (None, (), [], True)
-                                for key in ("enabled", "excluding", "mechanism"))
+    return any(env.get(name) for name in SETTINGS_VARIABLES)
+
+
+def recorded_settings(record, enabled=None):
+    """``(enabled, excluding names, mechanism)`` from the recorded settings alone (no
+    variable set): what :func:`lazify._config.resolve` gives then, without importing it
+    (``lazify enable`` checked the record when it wrote it)."""
+    if enabled is None:
+        enabled = record.get("enabled", True)
+    return bool(enabled), tuple(record.get("excluding") or ()), record.get("mechanism")
 
 
 def is_lazy_imports_enabled() -> bool:

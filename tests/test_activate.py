@@ -165,6 +165,13 @@ def _enable(env, *args):
     return _run([env["lazify"], "enable", *args], cwd=env["project"])
 
 
+def _written(env):
+    """What ``enable`` writes, where it is (temporary files included)."""
+    cache = os.path.join(env["site"], "__pycache__")
+    names = os.listdir(env["site"]) + (os.listdir(cache) if os.path.isdir(cache) else [])
+    return sorted(n for n in names if n.startswith(("lazify-enabled", "_lazify_enabled")))
+
+
 def _pth(env):
     return os.path.join(env["site"], "lazify-enabled.pth")
 
@@ -193,9 +200,14 @@ def test_enable_then_a_console_script_starts_lazily_from_root(env):
     proc = _run([env["lazify"], "enable", "--no-compile", "--settings", other])
     assert proc.returncode == 0 and proc.stdout.startswith("lazify enable: updated"), proc.stderr
     assert _app(env) == (["False", "False", "True"], "")
+    # the .pth file, the module it imports and that module's pyc, by the venv's Python
+    version = _run([env["python"], "-c", "import sys; print(*sys.version_info[:2])"]).stdout
+    for name in ("lazify-enabled.pth", "_lazify_enabled.py",
+                 "_lazify_enabled.cpython-%s%s.pyc" % tuple(version.split())):
+        assert name in _written(env)
     proc = _run([env["lazify"], "disable"])
     assert proc.returncode == 0, proc.stderr
-    assert not os.path.exists(_pth(env))
+    assert _written(env) == []
     assert _app(env) == (["True", "True", "False"], "")
     status = _run([env["lazify"], "status"])
     assert status.returncode == 1 and status.stdout.startswith("lazify is off: not enabled")
@@ -244,7 +256,7 @@ def test_enable_refuses_bad_input_in_one_line_and_changes_nothing(env, case):
     assert proc.returncode == status
     assert proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and message in proc.stderr, proc.stderr
-    assert sorted(n for n in os.listdir(env["site"]) if n.startswith("lazify-")) == ["lazify-imports.pth"]
+    assert _written(env) == []
     assert _app(env) == (["True", "True", "False"], "")
 
 
@@ -259,9 +271,9 @@ def test_enable_with_an_unwritable_site_packages(env):
     finally:
         os.chmod(env["site"], 0o755)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert proc.stderr.startswith(f"lazify enable: cannot write {_pth(env)}: Permission denied")
+    assert proc.stderr.startswith(f"lazify enable: cannot write to {env['site']}: Permission denied")
     assert proc.stderr.count("\n") == 1
-    assert sorted(n for n in os.listdir(env["site"]) if n.startswith("lazify-")) == ["lazify-imports.pth"]
+    assert _written(env) == []
     assert _app(env) == (["True", "True", "False"], "")
 
 
@@ -279,8 +291,9 @@ def test_lazify_uninstalled_after_enable(env, wheel):
                                       "but lazify cannot start (ModuleNotFoundError")
         assert _pth(env) in proc.stderr
     finally:
-        os.unlink(_pth(env))
         _install(env["python"], wheel)
+        assert _run([env["lazify"], "disable"]).returncode == 0
+    assert _written(env) == []
 
 
 def test_an_editable_install_ships_the_distribution_pth_too(tmp_path):

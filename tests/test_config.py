@@ -122,11 +122,12 @@ def test_no_toml_import_without_lazify_table(tmp_path):
     ("other", False),                     # one that does not mention lazify
     ("table", False),                     # the project's settings are not the program's
     ("env", True),                        # LAZIFY_EXCLUDING set
-    ("recorded", True),                   # recorded by lazify enable
+    ("recorded", False),                  # recorded by lazify enable: read as it is
 ])
 def test_install_reads_settings_only_where_there_are_some(tmp_path, case, expected):
-    """``install()`` imports lazify._config only for a LAZIFY_ variable or settings
-    recorded by ``lazify enable`` (most starts have neither); the settings still apply.
+    """``install()`` imports lazify._config only for a LAZIFY_ variable (most starts have
+    none; the settings recorded by ``lazify enable`` are applied as they are): the
+    settings still apply.
     A pyproject.toml in the current directory is not read: a program started inside a
     project does not pick up the project's settings."""
     work = tmp_path / "app"
@@ -145,7 +146,8 @@ def test_install_reads_settings_only_where_there_are_some(tmp_path, case, expect
                    "LAZIFY_MECHANISM": None},
         check=True,
     )
-    assert proc.stdout == f"{expected} {expected}\n"
+    applied = expected or case == "recorded"
+    assert proc.stdout == f"{expected} {applied}\n"
 
 
 # ---------------------------------------------------------------- the resolver
@@ -243,3 +245,17 @@ def test_enable_refuses_a_lazify_that_site_adds_after_the_activation_file():
     assert late == "/usr/lib/site-packages"
     assert _read_too_late({**info, "lazify": "/v/lib/site-packages/lazify/__init__.py"}) is None
     assert _read_too_late({**info, "lazify": "/src/checkout/lazify/__init__.py"}) is None
+
+
+@pytest.mark.parametrize("record", [
+    {}, {"enabled": False}, {"excluding": ["a", "b.c"]}, {"mechanism": "rewrite"},
+    {"enabled": True, "excluding": ["a"], "mechanism": "rewrite", "from": "/p/pyproject.toml"},
+])
+@pytest.mark.parametrize("enabled", [None, True, False])
+def test_the_recorded_settings_alone_are_what_the_resolver_gives(record, enabled):
+    """install()'s short cut when no variable is set (lazify._config not imported)."""
+    from lazify import _mode
+
+    config = _config.resolve(enabled=enabled, environ={}, record=record)
+    assert _mode.recorded_settings(record, enabled) == (
+        config.enabled, config.excluding, config.mechanism)
