@@ -37,6 +37,7 @@ try:
     import importlib.util
     spec = importlib.util.find_spec("lazify")
     out["lazify"] = spec.origin if spec is not None else None
+    out["startup"] = spec is not None and importlib.util.find_spec("lazify._startup") is not None
 except Exception:
     out["lazify"] = None
 print(json.dumps(out))
@@ -180,6 +181,9 @@ def _enable(python, settings_file, compile_cache=True) -> int:
     if info["lazify"] is None:
         raise _Refused(f"lazify is not installed for {info['python']}; install it there "
                        f"first ({info['python']} -m pip install lazify-imports)")
+    if not info.get("startup"):
+        raise _Refused(f"the lazify installed for {info['python']} ({info['lazify']}) has no "
+                       f"lazify enable; upgrade it ({info['python']} -m pip install -U lazify-imports)")
     late = _read_too_late(info)
     if late is not None:
         raise _Refused(f"lazify is installed in {late}, which {info['python']} reads after "
