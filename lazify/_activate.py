@@ -205,11 +205,12 @@ def _enable(python, settings_file, compile_cache=True) -> int:
             _remove(info)
         raise _Refused(f"cannot write to {info['purelib']}: {exc.strerror or exc}; "
                        "nothing was changed (run it as the environment's owner)") from None
-    print(f"lazify enable: {'updated' if again else 'enabled'} {info['prefix']} "
-          f"(Python {_version(info)}): {pth}")
-    print(f"  settings: {_describe(record)}")
-    if compile_cache:
-        print(f"  cache: {_compile_environment(info, record.get('mechanism'))}")
+    lines = [f"lazify enable: {'updated' if again else 'enabled'} {info['prefix']} "
+             f"(Python {_version(info)}): {pth}",
+             f"  settings: {_describe(record)}"]
+    if compile_cache:              # all the work first: a closed stdout stops nothing
+        lines.append(f"  cache: {_compile_environment(info, record.get('mechanism'))}")
+    print("\n".join(lines))
     return 0
 
 

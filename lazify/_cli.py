@@ -164,7 +164,13 @@ def _activation_commands() -> tuple:
 def _cmd_activation(args: argparse.Namespace) -> int:
     from lazify import _activate
 
-    return getattr(_activate, f"cmd_{args.command}")(args)
+    try:
+        return getattr(_activate, f"cmd_{args.command}")(args)
+    except BrokenPipeError:
+        # `lazify status | head -1`: the reader is gone, as with any filter; no traceback
+        # now or when the interpreter flushes stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 def _version() -> str:
