@@ -248,10 +248,12 @@ def _remove(info) -> list:
 
 def _describe(record) -> str:
     parts = []
-    if record["from"]:
-        parts.append(f"from {record['from']}")
+    if not record["from"]:
+        parts.append("lazify's defaults (no pyproject.toml found from here)")
+    elif set(record) <= {"from", "file"}:
+        parts.append(f"lazify's defaults ({record['from']} has no [tool.lazify])")
     else:
-        parts.append("lazify's defaults (no pyproject.toml found)")
+        parts.append(f"from {record['from']}")
     if record.get("enabled") is False:
         parts.append("enabled = false")
     if record.get("excluding"):
