@@ -259,3 +259,12 @@ def test_the_recorded_settings_alone_are_what_the_resolver_gives(record, enabled
     config = _config.resolve(enabled=enabled, environ={}, record=record)
     assert _mode.recorded_settings(record, enabled) == (
         config.enabled, config.excluding, config.mechanism)
+
+
+@pytest.mark.parametrize("value, strict", [("false", False), ("OFF", False), ("1", True), ("yes", True)])
+def test_lazify_strict_is_a_boolean_like_the_others(monkeypatch, value, strict):
+    """LAZIFY_STRICT=false used to turn strict mode on (anything but "" and "0" did)."""
+    from lazify import _hook
+
+    monkeypatch.setenv("LAZIFY_STRICT", value)
+    assert _hook._strict() is strict
