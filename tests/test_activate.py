@@ -100,13 +100,20 @@ def _make_venv(python, wheel):
     """A fresh venv of *python* with lazify installed from *wheel* and the app in it; in
     a directory others can read (the unwritable test runs as nobody)."""
     home = tempfile.mkdtemp(prefix="lazify-venv-")
+    try:
+        return _fill_venv(home, python, wheel)
+    except BaseException:                # a skip or a failure half-way: nothing left behind
+        shutil.rmtree(home, ignore_errors=True)
+        raise
+
+
+def _fill_venv(home, python, wheel):
     os.chmod(home, 0o755)
     venv = os.path.join(home, "venv")
     # another Python gets its own pip (this one's may not run there: pip 23 on 3.15)
     own_pip = ["--without-pip"] if python == sys.executable else []
     proc = _run([python, "-m", "venv", *own_pip, venv])
     if proc.returncode != 0:
-        shutil.rmtree(home)
         pytest.skip(f"{python} cannot make a venv: {proc.stderr.strip()[-200:]}")
     exe = os.path.join(venv, "bin", "python")
     site = _run([exe, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip()
@@ -153,6 +160,7 @@ def env(request, wheel):
     made = _make_venv(request.param, wheel)
     yield made
     shutil.rmtree(made["home"], ignore_errors=True)
+
 
 
 def _app(env, **extra):
