@@ -53,8 +53,9 @@ def rewrite_file(path: str, excluding=None, mechanism: str = "rewrite") -> tuple
         raise _Failed(e.located()) from None
     module, is_package = _sources.module_name_for(path)
     try:
+        # portable: the same output whichever Python prints it, runnable on all of them
         plan = plan_source(tree, data, path, module=module, is_package=is_package,
-                           excluding=excluding, mechanism=mechanism)
+                           excluding=excluding, mechanism=mechanism, portable=True)
         if not plan.rewrite:
             return data, data
         return data, emit_cst(data, plan)

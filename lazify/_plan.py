@@ -383,7 +383,8 @@ REWRITE_ONLY = frozenset({Reason.DEFERRED_ANNOTATION, Reason.DOCTEST, Reason.CLA
 def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
                 excluding=None, source: str | bytes | None = None,
                 extensions: frozenset = frozenset(), mechanism: str = "rewrite",
-                submodules=None, future_flags: bool = False, nodes=None) -> Plan:
+                submodules=None, future_flags: bool = False, nodes=None,
+                portable: bool = False) -> Plan:
     """Plan the rewrite of one module: a verdict for every imported name.
 
     :param source: the module's source, for the comments that mark an import
@@ -407,10 +408,14 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
     :param nodes: a dict, for the AST emitter (:func:`lazify._emit_ast.emit`): filled
         with the id of each of ``Plan.references`` -> its Name node in ``tree``, so the
         emitter finds them without walking the tree again.
+    :param portable: plan source that runs, and means the same, on every supported
+        Python (``lazify rewrite``/``diff``): the annotation rules of 3.10-3.13 whatever
+        Python plans, and the runtime adapts on 3.14+ (:func:`lazify._facts.gather`).
+        The import hook plans for the running Python.
     """
     native = mechanism == "native"
     facts = gather(tree, module=module, is_package=is_package, excluding=excluding,
-                   source=source, extensions=extensions)
+                   source=source, extensions=extensions, portable=portable)
     reads = tuple(NamespaceRead(kind=kind, span=span, function=function, key=key)
                   for kind, span, function, key in facts.namespace_reads)
     # natively eval/exec find a lazy name reified (LOAD_NAME); the dict itself
