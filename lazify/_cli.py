@@ -148,7 +148,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from lazify._sources import iter_files
 
     try:
-        files = list(iter_files(args.paths, args.excluding))
+        files, seen = [], set()
+        for top in args.paths:
+            # global mode or not, as the runtime would have it for an application there
+            enabled = _enabled_for(top)
+            for path, excluding in iter_files([top], args.excluding):
+                if os.path.realpath(path) not in seen:
+                    seen.add(os.path.realpath(path))
+                    files.append((path, excluding, enabled))
     except ConfigError as e:
         print(f"lazify check: {e}", file=sys.stderr)
         return 2
@@ -158,7 +165,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if mechanism is None:
         return 2
     strict = os.environ.get("LAZIFY_STRICT", "") not in ("", "0")
-    results = [_check_file(path, excluding, strict, mechanism) for path, excluding in files]
+    results = [_check_file(path, excluding, strict, mechanism, enabled)
+               for path, excluding, enabled in files]
     if args.format == "json":
         json.dump(_json_report(results), sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -167,8 +175,21 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 1 if any(r["error"] is not None for r in results) else 0
 
 
-def _check_file(path: str, excluding, strict: bool, mechanism: str = "rewrite") -> dict:
-    from lazify import _sources
+def _enabled_for(path: str) -> bool:
+    """Whether the settings for an application at *path* leave global mode on
+    (``[tool.lazify] enabled``, ``LAZIFY_DISABLE``)."""
+    from lazify._config import load_config
+
+    start = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
+    return load_config(start).enabled
+
+
+def _check_file(path: str, excluding, strict: bool, mechanism: str = "rewrite",
+                enabled: bool = True) -> dict:
+    """The report of one file: the plan's verdicts as the runtime applies them in
+    global mode (*enabled*) or with global mode off (:mod:`lazify._check`)."""
+    from lazify import _check, _sources
+    from lazify._reasons import Reason
     from lazify._rewrite import plan_source
 
     module, is_package = _sources.module_name_for(path)
@@ -179,14 +200,29 @@ def _check_file(path: str, excluding, strict: bool, mechanism: str = "rewrite") 
         result["error"] = e.short()
         return result
     try:
-        plan = plan_source(tree, data, path, module=module, is_package=is_package,
-                           excluding=excluding, mechanism=mechanism, future_flags=True)
+        opted = _check.lazy_modules(tree, module,
+                                    module if is_package else module.rpartition(".")[0])
+        excluded = _check.is_excluded(module, excluding)
+        if opted is not None and (excluded or not enabled):
+            # the hook rewrites a module that opts in, excluded or not, and the
+            # runtime defers the imports of the modules it names
+            plan = plan_source(tree, data, path, module=module, is_package=is_package,
+                               excluding=None, mechanism=mechanism, future_flags=True)
+            sites = _check.restrict(plan.imports, opted,
+                                    Reason.EXCLUDED if excluded else Reason.NOT_OPTED_IN)
+        else:
+            plan = plan_source(tree, data, path, module=module, is_package=is_package,
+                               excluding=excluding, mechanism=mechanism, future_flags=True)
+            sites = plan.imports if enabled or excluded else \
+                _check.restrict(plan.imports, None, Reason.NOT_OPTED_IN)
+        if module and _check.never_rewritten(module):
+            sites = _check.restrict(sites, None, Reason.MACHINERY)
     except Exception as e:
         if strict:
             raise
         result["error"] = f"lazify internal error: {type(e).__name__}: {e} (please report it)"
         return result
-    result["sites"] = plan.imports
+    result["sites"] = sites
     return result
 
 

@@ -1109,7 +1109,11 @@ class _Walker:
         self.context.pop()
 
     def visit_Import(self, node):
-        site = _Site(node, self.context[0] if self.context else None,
+        context = self.context
+        # the outermost construct, unless a function is on the way: an import in a
+        # method, or in a function defined in a try block, runs when it is called
+        site = _Site(node, (Reason.FUNCTION if Reason.FUNCTION in context else context[0])
+                     if context else None,
                      self.scopes.current.kind == _MODULE, self.blocks > 0, self.scopes.branch)
         # PEP 810's ``lazy import`` (3.15+) is another binding than a plain
         # import of the same name

@@ -651,7 +651,9 @@ def _verdicts(facts: ModuleFacts, site, readers, native=False,
         names.append(ImportedName(
             name=bound, imported=imported, asname=asname, module=target, lazy=lazy,
             reason=reason, used_at_import=min(at_import) if at_import else None,
-            unused=lazy and unused and not resolved_by,
+            # a __future__ import's feature is the compiler's (the hook passes its flag):
+            # nothing that importing does is lost
+            unused=lazy and unused and not resolved_by and target != "__future__",
             in_annotations=lazy and not explicit and not native
             and (bound in facts.annotation_names
                  or any(id(ld.node) in deferred_loads for ld in loads)),

@@ -46,6 +46,8 @@ Reason.SIDE_EFFECTS = Reason("side-effects")
 Reason.EXTENSION_MODULE = Reason("extension-module")
 Reason.SUBMODULE_ORDER = Reason("submodule-order")
 Reason.SELF_IMPORT = Reason("self-import")
+Reason.NOT_OPTED_IN = Reason("not-opted-in")
+Reason.MACHINERY = Reason("machinery")
 
 
 _WORDS = {
@@ -92,6 +94,14 @@ _WORDS = {
         "native mechanism: a package __init__ reads a later import of its own submodules "
         "while it is imported, so its own submodule imports up to that one keep their order "
         "(pandas.io.excel: _openpyxl first would find _base partially initialized)"
+    ),
+    Reason.NOT_OPTED_IN: (
+        "global mode is off (enabled = false, LAZIFY_DISABLE=1) and the module's "
+        "__lazy_modules__ does not name the module it imports (or comes after the import)"
+    ),
+    Reason.MACHINERY: (
+        "the import hook never rewrites this module: lazify, the import system, and the "
+        "modules lazify's rewrite itself imports (ast, encodings, ...; measured on this Python)"
     ),
     Reason.SIDE_EFFECTS: (
         "never read, and kept for what importing it does: marked unused on purpose "

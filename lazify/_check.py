@@ -1,0 +1,103 @@
+"""What ``lazify check`` adds to the plan: the runtime's mode, and the CI gate.
+
+The planner decides what the import hook compiles; whether a registered import is then
+deferred is decided when it runs (:meth:`lazify._importlib_bootstrap._ModuleState.lazy_for`,
+and the native mechanism's filter): in global mode every eligible import of a module that is
+not excluded, else only those of the modules its ``__lazy_modules__`` names (PEP 810's
+opt-in), from the statement that binds it on.  ``check`` applies the same rule to the
+plan's verdicts, so that it reports what the runtime does with ``enabled = false`` or
+``LAZIFY_DISABLE=1`` too.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ._reasons import Reason
+
+
+def lazy_modules(tree: ast.Module, module: str = "", package: str = "") -> tuple[frozenset, int] | None:
+    """``(names, line)`` of the module's own ``__lazy_modules__ = ...`` (a list, tuple or
+    set, at module level: the first such binding), or None.  Its strings may be
+    f-strings of ``__name__``, ``__package__`` and ``__spec__.name``/``.parent`` (packaging
+    writes ``f"{__spec__.parent}.specifiers"``); an item beyond that names nothing here."""
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets = [node.target]
+        else:
+            continue
+        if not any(isinstance(t, ast.Name) and t.id == "__lazy_modules__" for t in targets):
+            continue
+        value = node.value
+        names = set()
+        if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+            for item in value.elts:
+                text = _static_text(item, module, package)
+                if text is not None:
+                    names.add(text)
+        return frozenset(names), node.end_lineno
+    return None
+
+
+def _static_text(node, module: str, package: str) -> str | None:
+    """The value of a string constant or simple f-string, or None."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if not isinstance(node, ast.JoinedStr):
+        return None
+    known = {"__name__": module, "__package__": package, "__spec__.name": module,
+             "__spec__.parent": package}
+    out = []
+    for part in node.values:
+        if isinstance(part, ast.Constant) and isinstance(part.value, str):
+            out.append(part.value)
+            continue
+        if not isinstance(part, ast.FormattedValue) or part.conversion != -1 or part.format_spec:
+            return None
+        text = ast.unparse(part.value) if hasattr(ast, "unparse") else None
+        if text not in known:
+            return None
+        out.append(known[text])
+    return "".join(out)
+
+
+def is_excluded(module: str, excluding) -> bool:
+    """Whether ``excluding`` names ``module`` or a package above it."""
+    return bool(excluding) and any(
+        module == name or module.startswith(name + ".") for name in excluding)
+
+
+def never_rewritten(module: str) -> bool:
+    """Whether the import hook leaves ``module`` plain whatever the settings: lazify,
+    the import system and the modules the rewriter imports (measured on this Python)."""
+    from . import _hook
+
+    _hook.plain_modules()
+    return _hook._never(module)
+
+
+def _eager(name, reason):
+    from ._plan import _replaced
+
+    return _replaced(name, lazy=False, reason=reason, used_at_import=None, unused=False,
+                     in_annotations=False, resolved_by=())
+
+
+def restrict(imports, opted, reason) -> tuple:
+    """The sites with each lazily registered name kept lazy only where ``opted``
+    (:func:`lazy_modules`, or None) names its module and the statement comes after it;
+    the others eager with ``reason``."""
+    from ._plan import _replaced
+
+    out = []
+    for site in imports:
+        names = []
+        for n in site.names:
+            if n.lazy and not n.explicit and not (
+                    opted is not None and n.module in opted[0] and site.span[0] > opted[1]):
+                n = _eager(n, reason)
+            names.append(n)
+        out.append(_replaced(site, names=tuple(names)))
+    return tuple(out)
