@@ -101,3 +101,81 @@ def restrict(imports, opted, reason) -> tuple:
             names.append(n)
         out.append(_replaced(site, names=tuple(names)))
     return tuple(out)
+
+
+# ------------------------------------------------------------------ the CI gate
+
+#: the tags of a lazy name, as codes (``--fail-on``, the text report's notes)
+TAG_CODES = ("explicit", "used-at-import", "unused", "in-annotations", "resolved-by")
+
+
+def tag_codes(n) -> list[str]:
+    """The tag codes of one imported name (none for an eager one)."""
+    if not n.lazy:
+        return []
+    codes = []
+    if n.explicit:
+        codes.append("explicit")
+    if n.used_at_import is not None:
+        codes.append("used-at-import")
+    if n.unused:
+        codes.append("unused")
+    if n.in_annotations:
+        codes.append("in-annotations")
+    if n.resolved_by:
+        codes.append("resolved-by")
+    return codes
+
+
+def known_codes() -> tuple[str, ...]:
+    """What ``--fail-on`` accepts: ``eager`` (any eager name), every reason code, every tag."""
+    reasons = sorted(str(value) for value in vars(Reason).values() if isinstance(value, Reason))
+    return ("eager", *reasons, *TAG_CODES)
+
+
+def parse_fail_on(values) -> frozenset:
+    """The codes of ``--fail-on`` (repeatable, comma-separated); ValueError names an
+    unknown one."""
+    codes = {code.strip() for value in values for code in value.split(",") if code.strip()}
+    unknown = sorted(codes - set(known_codes()))
+    if unknown:
+        raise ValueError(f"--fail-on: unknown code(s) {', '.join(unknown)} "
+                         f"(known: {', '.join(known_codes())})")
+    return frozenset(codes)
+
+
+def matched(n, codes) -> list[str]:
+    """The codes of ``codes`` that the imported name ``n`` has."""
+    if not codes:
+        return []
+    have = tag_codes(n) if n.lazy else ["eager", str(n.reason)]
+    return [code for code in have if code in codes]
+
+
+def _escape(text: str, prop: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if prop:
+        text = text.replace(":", "%3A").replace(",", "%2C")
+    return text
+
+
+def github_report(results, codes, out) -> None:
+    """GitHub Actions workflow commands: an ``::error`` for every file that could not be
+    checked and every name ``--fail-on`` matches (shown on the pull request's lines),
+    then the summary as plain log lines."""
+    for r in results:
+        path = r["path"].replace("\\", "/")
+        if r["error"] is not None:
+            out.write(f"::error file={_escape(path, True)},title=lazify check::"
+                      f"{_escape(r['error'])}\n")
+            continue
+        for site in r["sites"]:
+            for n in site.names:
+                found = matched(n, codes)
+                if not found:
+                    continue
+                why = n.reason.words if not n.lazy else ", ".join(found)
+                verdict = "LAZY" if n.lazy else f"EAGER:{n.reason}"
+                out.write(f"::error file={_escape(path, True)},line={site.span[0]},"
+                          f"col={site.span[1] + 1},title={_escape('lazify ' + verdict, True)}::"
+                          f"{_escape(f'{site.statement} [{n.name}]: {verdict}: {why}')}\n")
