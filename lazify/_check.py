@@ -78,6 +78,52 @@ def never_rewritten(module: str) -> bool:
     return _hook._never(module)
 
 
+def plain_packages(imports, excluding) -> tuple:
+    """The rewrite's runtime (``_without_catch_up``): ``import a.b`` runs at its statement
+    when a package on the way is never rewritten, excluded, or was imported before the
+    hook was installed (``plain-package``; :func:`startup_modules`)."""
+    from ._plan import _replaced
+
+    out = []
+    for site in imports:
+        if site.kind == "import" and any(n.lazy and not n.explicit and "." in n.module
+                                         for n in site.names):
+            names = []
+            for n in site.names:
+                if n.lazy and not n.explicit and "." in n.module:
+                    parts = n.module.split(".")
+                    parents = [".".join(parts[:i]) for i in range(1, len(parts))]
+                    if any(never_rewritten(p) or is_excluded(p, excluding)
+                           or p in startup_modules() for p in parents):
+                        n = _eager(n, Reason.PLAIN_PACKAGE)
+                names.append(n)
+            site = _replaced(site, names=tuple(names))
+        out.append(site)
+    return tuple(out)
+
+
+_STARTUP = []
+
+
+def startup_modules() -> frozenset:
+    """The modules this interpreter has loaded once ``lazify.install()`` returns, in this
+    environment (``site``, ``.pth`` files, a ``sitecustomize``): the hook never rewrites
+    them.  Measured once, in a child; empty if that fails."""
+    if not _STARTUP:
+        import subprocess
+        import sys
+
+        code = "import sys, lazify; lazify.install(); print(' '.join(sys.modules))"
+        try:
+            proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                  timeout=60)
+            names = frozenset(proc.stdout.split()) if proc.returncode == 0 else frozenset()
+        except (OSError, subprocess.SubprocessError):
+            names = frozenset()
+        _STARTUP.append(names)
+    return _STARTUP[0]
+
+
 def _eager(name, reason):
     from ._plan import _replaced
 

@@ -288,6 +288,8 @@ def _check_file(path: str, excluding, strict: bool, mechanism: str = "rewrite",
                 _check.restrict(plan.imports, None, Reason.NOT_OPTED_IN)
         if module and _check.never_rewritten(module):
             sites = _check.restrict(sites, None, Reason.MACHINERY)
+        elif mechanism == "rewrite":
+            sites = _check.plain_packages(sites, excluding)
     except Exception as e:
         if strict:
             raise

@@ -48,6 +48,7 @@ Reason.SUBMODULE_ORDER = Reason("submodule-order")
 Reason.SELF_IMPORT = Reason("self-import")
 Reason.NOT_OPTED_IN = Reason("not-opted-in")
 Reason.MACHINERY = Reason("machinery")
+Reason.PLAIN_PACKAGE = Reason("plain-package")
 
 
 _WORDS = {
@@ -102,6 +103,12 @@ _WORDS = {
     Reason.MACHINERY: (
         "the import hook never rewrites this module: lazify, the import system, and the "
         "modules lazify's rewrite itself imports (ast, encodings, ...; measured on this Python)"
+    ),
+    Reason.PLAIN_PACKAGE: (
+        "import a.b where package a (or a.b of a.b.c) is one the hook never rewrites: "
+        "excluded, or loaded before the hook is installed (importlib, collections, os, "
+        "...): nothing there could import a.b when it is read from a, and eagerly the "
+        "statement sets a.b for every user of a, so it runs where it is written"
     ),
     Reason.SIDE_EFFECTS: (
         "never read, and kept for what importing it does: marked unused on purpose "
