@@ -131,17 +131,18 @@ def _eager(name, reason):
                      in_annotations=False, resolved_by=())
 
 
-def restrict(imports, opted, reason) -> tuple:
+def restrict(imports, opted, reason, explicit_too: bool = False) -> tuple:
     """The sites with each lazily registered name kept lazy only where ``opted``
     (:func:`lazy_modules`, or None) names its module and the statement comes after it;
-    the others eager with ``reason``."""
+    the others eager with ``reason``.  ``explicit_too``: PEP 810 ``lazy`` statements of
+    the source as well (the native mechanism's filter decides those too)."""
     from ._plan import _replaced
 
     out = []
     for site in imports:
         names = []
         for n in site.names:
-            if n.lazy and not n.explicit and not (
+            if n.lazy and (explicit_too or not n.explicit) and not (
                     opted is not None and n.module in opted[0] and site.span[0] > opted[1]):
                 n = _eager(n, reason)
             names.append(n)

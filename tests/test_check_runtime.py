@@ -162,3 +162,20 @@ def test_machinery_modules_are_reported_eager():
     result = _check_file(path, frozenset(), True)
     reasons = {n.reason for site in result["sites"] for n in site.names}
     assert reasons == {"machinery"}
+
+
+@pytest.mark.skipif(sys.version_info < (3, 15), reason="PEP 810's lazy import is 3.15 syntax")
+@pytest.mark.parametrize("mechanism, verdict", [("native", "eager"), ("rewrite", "lazy")])
+def test_explicit_lazy_import_with_global_mode_off(tmp_path, mechanism, verdict):
+    """With global mode off, the native mechanism's filter makes the source's own `lazy
+    import` eager too (set_lazy_imports(False) does the same); the rewrite leaves it to
+    the interpreter, which defers it."""
+    _tree(tmp_path, {"app/__init__.py": "", "app/one.py": "ONE = 1\n",
+                     "app/main.py": "lazy import app.one\n\ndef f():\n    return app.one\n"})
+    (tmp_path / "pyproject.toml").write_text("[tool.lazify]\nenabled = false\n")
+    rows = _check_json(tmp_path, "app/main.py", env_extra={"LAZIFY_MECHANISM": mechanism})
+    assert rows[(1, "app")]["verdict"] == verdict
+    outcome, disagreements, observed = differential.compare(
+        str(tmp_path / "app" / "main.py"), "app.main", enabled=False, mechanism=mechanism,
+        cwd=str(tmp_path))
+    assert (outcome, disagreements, observed) == ("ok", [], 1)
