@@ -55,7 +55,7 @@ JSON_SCHEMA_VERSION = 1
 #: statements longer than this are cut in the text report (the JSON has them whole)
 STATEMENT_WIDTH = 60
 
-#: How many functions a ``resolved by`` tag names before ``and N more``.
+#: How many functions a ``resolved-by`` tag names before ``+N``.
 RESOLVED_BY_SHOWN = 3
 
 
