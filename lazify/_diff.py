@@ -95,6 +95,13 @@ def cmd_rewrite(args: argparse.Namespace) -> int:
     files = _files_or_report("rewrite", [path], failed) if mechanism is not None else None
     if files is None:
         return 2
+    if os.path.isdir(path):
+        try:
+            os.makedirs(out, exist_ok=True)
+        except OSError as e:
+            # said once, not once per file
+            print(f"lazify rewrite: {e.filename or out}: {e.strerror or e}", file=sys.stderr)
+            return 1
     for _file, rel, _original, new in _rewrite_each("rewrite", files, failed, mechanism):
         if os.path.isdir(path):
             dest = os.path.join(out, rel)

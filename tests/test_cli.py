@@ -985,6 +985,10 @@ def test_rewrite_write_errors_are_one_line(tmp_path, capsys):
     assert "directory" in err[0].lower()
     with open(tmp_path / "out2" / "b.py", encoding="utf-8") as f:
         assert "__lazy__.csv" in f.read()      # the others are written
+    # an output directory that cannot be made: said once
+    assert main(["rewrite", str(tmp_path / "app"), "-o", str(tmp_path / "out" / "app" / "x")]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"lazify rewrite: {tmp_path / 'out' / 'app' / 'x'}: Not a directory"]
 
 
 @pytest.mark.parametrize("command, default", [
