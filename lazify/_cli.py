@@ -13,52 +13,79 @@ import os
 import sys
 from typing import Sequence
 
-#: Tags on lazy rows of the text report, and what each means (the legend after the
-#: summary lists those that occur).  Neither the tags nor the reasons of eager rows
-#: contain the words of the verdict column, so ``grep -w eager`` lists the eager rows
-#: and ``grep -w lazy`` the lazy ones.
+#: Tags on lazy rows of the text report, by code, and what each means (the legend after
+#: the summary lists those that occur).  The verdict column says ``LAZY`` or
+#: ``EAGER:<reason code>``, in capitals, which no other part of the report uses: ``grep -w
+#: EAGER`` lists the eager rows, ``grep -w LAZY`` the lazy ones, even where the code
+#: imports modules called ``lazy`` or ``eager``.
 TAGS = {
-    "used at import": (
-        "used at import (line N)",
-        "the module reads the name while it is being imported (a base class, a decorator, "
-        "a module-level call): deferring it gains nothing",
-    ),
-    "unused": (
-        "unused",
-        "the module never reads the name: what importing it does (a registry, import "
-        "readline) will not happen; to keep that, import it in a "
-        "`with lazify.eager_imports():` block or list the module in `excluding`",
-    ),
-    "in annotations": (
-        "in annotations",
-        "imported when the annotations that name it are read (a function's, a class's, "
-        "and on 3.14+ the module's)",
-    ),
     "explicit": (
         "explicit",
         "a PEP 810 import written with its keyword (3.15+): the interpreter defers it, "
         "and the rewrite leaves it as written",
     ),
-    "resolved by": (
-        "resolved by F() (line N)",
-        "F reads the module's own namespace (globals(), eval, exec, f_globals): a call "
-        "imports the module's pending names first, as PEP 690 completes the dict "
-        "(globals()[name] and globals().get(name) import that name alone)",
+    "used-at-import": (
+        "used-at-import(N)",
+        "the module reads the name on line N while it is being imported (a base class, a "
+        "decorator, a module-level call): deferring it gains nothing",
+    ),
+    "unused": (
+        "unused",
+        "the module never reads the name: what importing it does (a registry, import "
+        "readline) will not happen, and an error in it stays hidden; to keep that, import it "
+        "in a `with lazify.eager_imports():` block or list the module in `excluding`",
+    ),
+    "in-annotations": (
+        "in-annotations",
+        "imported when the annotations that name it are read (a function's, a class's, "
+        "and on 3.14+ the module's)",
+    ),
+    "resolved-by": (
+        "resolved-by(F:N)",
+        "function F reads the module's own namespace on line N (globals(), eval, exec, "
+        "f_globals): a call imports the module's pending names first, as PEP 690 completes "
+        "the dict (globals()[name] and globals().get(name) import that name alone)",
     ),
 }
 
-#: How many functions a ``resolved by`` tag names before ``and N more``.
+#: ``schema_version`` of ``check --format json``: raised when a field changes meaning or
+#: goes away (new fields may come without it)
+JSON_SCHEMA_VERSION = 1
+
+#: statements longer than this are cut in the text report (the JSON has them whole)
+STATEMENT_WIDTH = 60
+
+#: How many functions a ``resolved-by`` tag names before ``+N``.
 RESOLVED_BY_SHOWN = 3
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``lazify`` command line and return its exit code."""
+    """Run the ``lazify`` command line and return its exit code.
+
+    Output to a closed pipe (``lazify check src | head``) ends the command quietly with
+    exit status 1, as pip and black end: the rest of the output goes to ``os.devnull``
+    (so that the interpreter's own flush at exit finds nothing to complain about).
+    ``lazify run`` is left alone: the program it runs meets a closed pipe as under
+    ``python``."""
     parser = _build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
-    return args.func(args)
+    if args.command == "run":
+        return args.func(args)
+    try:
+        status = args.func(args)
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 1
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -76,11 +103,18 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: ``--mechanism`` of check, rewrite, diff, compile and run
+#: ``--mechanism`` of check, compile and run: what the hook would do on this Python
 _MECHANISM_OPTION = (("--mechanism",), {
     "choices": ("native", "rewrite"), "default": None,
     "help": "native: PEP 810 lazy statements (3.15+); rewrite: lazify's generated code "
-            "(default: [tool.lazify] mechanism, LAZIFY_MECHANISM, else native on 3.15+)"})
+            "(default: LAZIFY_MECHANISM, else [tool.lazify] mechanism, else native on 3.15+ "
+            "and rewrite before)"})
+#: ``--mechanism`` of rewrite and diff, whose output is the same on every Python
+_SOURCE_MECHANISM_OPTION = (("--mechanism",), {
+    "choices": ("native", "rewrite"), "default": None,
+    "help": "native: the source with PEP 810 lazy statements (3.15 syntax); rewrite: "
+            "lazify's generated code, runnable on 3.10+ (default: LAZIFY_MECHANISM, else "
+            "[tool.lazify] mechanism, else rewrite on every Python)"})
 
 
 def _commands() -> tuple:
@@ -91,8 +125,16 @@ def _commands() -> tuple:
          "report every import: lazy or eager, and why (never runs the code)",
          "Report, for every name an import statement binds, whether lazify makes it lazy or "
          "keeps it eager, and why. Never executes the files.",
-         [(("paths",), {"nargs": "+", "metavar": "PATH", "help": "files or directories (recursive)"}),
-          (("--format",), {"choices": ("text", "json"), "default": "text", "help": "output format"}),
+         [(("paths",), {"nargs": "*", "default": ["."], "metavar": "PATH",
+                        "help": "files or directories (recursive; default: .)"}),
+          (("--format",), {"choices": ("text", "json", "github"), "default": "text",
+                           "help": "text (default), json, or github: GitHub Actions "
+                                   "annotations for the files that failed and the --fail-on "
+                                   "matches"}),
+          (("--fail-on",), {"action": "append", "default": [], "metavar": "CODES",
+                            "help": "exit 1 when an import has one of these reason or tag "
+                                    "codes (comma-separated, repeatable: eager, try, unused, "
+                                    "used-at-import, ...)"}),
           (("--excluding",), {"action": "append", "default": [], "metavar": "NAME",
                               "help": "module whose own imports stay eager, as "
                                       "install(excluding=...) (repeatable)"}),
@@ -103,14 +145,14 @@ def _commands() -> tuple:
          "write the rewritten tree of a directory under OUT.",
          [(("path",), {"metavar": "PATH", "help": "a file or a directory"}),
           (("-o", "--output"), {"metavar": "OUT", "default": None, "help": "write a tree here"}),
-          _MECHANISM_OPTION]),
+          _SOURCE_MECHANISM_OPTION]),
         ("diff", _cmd_diff,
          "unified diff original -> rewritten",
          "Print a unified diff from the original to the rewritten source of every changed "
          "file; with --check DIR, exit 1 when the rewritten output differs from DIR.",
          [paths,
           (("--check",), {"metavar": "DIR", "default": None, "help": "compare with a reviewed tree"}),
-          _MECHANISM_OPTION]),
+          _SOURCE_MECHANISM_OPTION]),
         ("run", _cmd_run,
          "run a script or module with global lazy imports (the PEP's -L)",
          "Run a script (like `python SCRIPT ARGS`) or a module (like `python -m MODULE ARGS`) "
@@ -186,11 +228,25 @@ def _cmd_check(args: argparse.Namespace) -> int:
     """``lazify check``: static report; exit 1 when a file could not be analysed."""
     import json
 
+    from lazify._check import parse_fail_on
     from lazify._config import ConfigError
     from lazify._sources import iter_files
 
     try:
-        files = list(iter_files(args.paths, args.excluding))
+        codes = parse_fail_on(args.fail_on)
+    except ValueError as e:
+        print(f"lazify check: {e}", file=sys.stderr)
+        return 2
+    unreadable = []
+    try:
+        files, seen = [], set()
+        for top in args.paths:
+            # global mode or not, as the runtime would have it for an application there
+            enabled = _enabled_for(top)
+            for path, excluding in iter_files([top], args.excluding, unreadable):
+                if os.path.realpath(path) not in seen:
+                    seen.add(os.path.realpath(path))
+                    files.append((path, excluding, enabled))
     except ConfigError as e:
         print(f"lazify check: {e}", file=sys.stderr)
         return 2
@@ -202,17 +258,53 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from lazify._mode import env_flag
 
     strict = env_flag("LAZIFY_STRICT")
-    results = [_check_file(path, excluding, strict, mechanism) for path, excluding in files]
+    results = [_check_file(path, excluding, strict, mechanism, enabled)
+               for path, excluding, enabled in files]
+    # a directory that cannot be read is a file that failed (os.walk would skip it)
+    results += [{"path": path, "module": "", "error": f"cannot read directory: {error}",
+                 "sites": ()} for path, error in unreadable]
     if args.format == "json":
         json.dump(_json_report(results), sys.stdout, indent=2)
         sys.stdout.write("\n")
+    elif args.format == "github":
+        from lazify._check import github_report
+
+        github_report(results, codes, sys.stdout)
     else:
         _print_text_report(results, sys.stdout)
-    return 1 if any(r["error"] is not None for r in results) else 0
+    if any(r["error"] is not None for r in results):
+        return 1
+    if codes:
+        from lazify._check import matched
+
+        found: dict[str, int] = {}
+        for r in results:
+            for _site, n in _rows(r):
+                for code in matched(n, codes):
+                    found[code] = found.get(code, 0) + 1
+        if found:
+            sys.stdout.flush()
+            counts = ", ".join(f"{code} {count}" for code, count in sorted(found.items()))
+            print(f"lazify check: --fail-on: found {counts}", file=sys.stderr)
+            return 1
+    return 0
 
 
-def _check_file(path: str, excluding, strict: bool, mechanism: str = "rewrite") -> dict:
-    from lazify import _sources
+def _enabled_for(path: str) -> bool:
+    """Whether the settings for an application at *path* leave global mode on
+    (``[tool.lazify] enabled``, ``LAZIFY_DISABLE``)."""
+    from lazify._config import load_config
+
+    start = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
+    return load_config(start).enabled
+
+
+def _check_file(path: str, excluding, strict: bool, mechanism: str = "rewrite",
+                enabled: bool = True) -> dict:
+    """The report of one file: the plan's verdicts as the runtime applies them in
+    global mode (*enabled*) or with global mode off (:mod:`lazify._check`)."""
+    from lazify import _check, _sources
+    from lazify._reasons import Reason
     from lazify._rewrite import plan_source
 
     module, is_package = _sources.module_name_for(path)
@@ -223,14 +315,34 @@ def _check_file(path: str, excluding, strict: bool, mechanism: str = "rewrite") 
         result["error"] = e.short()
         return result
     try:
-        plan = plan_source(tree, data, path, module=module, is_package=is_package,
-                           excluding=excluding, mechanism=mechanism, future_flags=True)
+        opted = _check.lazy_modules(tree, module,
+                                    module if is_package else module.rpartition(".")[0])
+        excluded = _check.is_excluded(module, excluding)
+        # natively lazify's filter decides the source's own `lazy` statements too
+        native = mechanism == "native"
+        reason = Reason.EXCLUDED if excluded else Reason.NOT_OPTED_IN
+        if opted is not None and (excluded or not enabled):
+            # the hook rewrites a module that opts in, excluded or not, and the
+            # runtime defers the imports of the modules it names
+            plan = plan_source(tree, data, path, module=module, is_package=is_package,
+                               excluding=None, mechanism=mechanism, future_flags=True)
+            sites = _check.restrict(plan.imports, opted, reason, native)
+        else:
+            plan = plan_source(tree, data, path, module=module, is_package=is_package,
+                               excluding=excluding, mechanism=mechanism, future_flags=True)
+            sites = plan.imports
+            if not enabled or (excluded and native):
+                sites = _check.restrict(sites, None, reason, native)
+        if module and _check.never_rewritten(module):
+            sites = _check.restrict(sites, None, Reason.MACHINERY)
+        elif mechanism == "rewrite":
+            sites = _check.plain_packages(sites, excluding)
     except Exception as e:
         if strict:
             raise
         result["error"] = f"lazify internal error: {type(e).__name__}: {e} (please report it)"
         return result
-    result["sites"] = plan.imports
+    result["sites"] = sites
     return result
 
 
@@ -262,7 +374,7 @@ def _json_report(results: list[dict]) -> dict:
             for site, n in _rows(r)
         ]
         files.append({"path": r["path"], "module": r["module"], "error": r["error"], "imports": imports})
-    return {"files": files, "summary": _summary(results)}
+    return {"schema_version": JSON_SCHEMA_VERSION, "files": files, "summary": _summary(results)}
 
 
 def _summary(results: list[dict]) -> dict:
@@ -297,36 +409,42 @@ def _summary(results: list[dict]) -> dict:
 
 
 def _tags(n) -> list[tuple[str, str]]:
-    """``(tag key, tag text)`` for the notes on a lazy name."""
+    """``(tag code, tag text)`` for the notes on a lazy name."""
+    from lazify._check import tag_codes
+
     tags = []
-    if n.explicit:
-        tags.append(("explicit", "explicit"))
-    if n.used_at_import is not None:
-        tags.append(("used at import", f"used at import (line {n.used_at_import})"))
-    if n.unused:
-        tags.append(("unused", "unused"))
-    if n.in_annotations:
-        tags.append(("in annotations", "in annotations"))
-    readers = n.resolved_by
-    if readers:
-        shown = ", ".join(f"{function}() (line {line})"
-                          for function, line in readers[:RESOLVED_BY_SHOWN])
-        more = len(readers) - RESOLVED_BY_SHOWN
-        tags.append(("resolved by", f"resolved by {shown}" + (f" and {more} more" if more > 0 else "")))
+    for code in tag_codes(n):
+        if code == "used-at-import":
+            tags.append((code, f"used-at-import({n.used_at_import})"))
+        elif code == "resolved-by":
+            readers = n.resolved_by
+            shown = ",".join(f"{function}:{line}" for function, line in readers[:RESOLVED_BY_SHOWN])
+            more = len(readers) - RESOLVED_BY_SHOWN
+            tags.append((code, f"resolved-by({shown}" + (f",+{more}" if more > 0 else "") + ")"))
+        else:
+            tags.append((code, code))
     return tags
 
 
 def _verdict_words(n) -> tuple[str, str]:
-    """``("lazy", tags)`` or ``("eager", reason in words)`` for one imported name."""
+    """``("LAZY", tags)`` or ``("EAGER:<reason>", "")`` for one imported name."""
     if not n.lazy:
-        return "eager", n.reason.words
-    return "lazy", "; ".join(text for _key, text in _tags(n))
+        return f"EAGER:{n.reason}", ""
+    return "LAZY", " ".join(text for _key, text in _tags(n))
+
+
+def _cut(statement: str) -> str:
+    if len(statement) <= STATEMENT_WIDTH:
+        return statement
+    return statement[: STATEMENT_WIDTH - 3] + "..."
 
 
 def _print_text_report(results: list[dict], out) -> None:
     """One row per import statement (per name where its names differ), then the summary
-    and a legend of the tags that occur.  The verdict column is the only place the
-    words "lazy" and "eager" appear: the summary names them capitalised."""
+    and a legend of the reasons and tags that occur.  The verdict column is the only
+    place the words LAZY and EAGER appear: the summary says Lazy and Eager."""
+    import textwrap
+
     for r in results:
         if r["error"] is not None:
             out.write(f"{r['path']}: error: {r['error']}\n\n")
@@ -334,19 +452,21 @@ def _print_text_report(results: list[dict], out) -> None:
         rows = []
         for site in r["sites"]:
             where = f"{r['path']}:{site.span[0]}"
+            statement = _cut(site.statement)
             verdicts = [_verdict_words(n) for n in site.names]
             if len(set(verdicts)) == 1:
                 # One line per statement when all its names share the verdict and notes.
-                rows.append((where, site.statement, *verdicts[0]))
+                rows.append((where, statement, *verdicts[0]))
                 continue
             for n, (verdict, why) in zip(site.names, verdicts):
-                rows.append((where, f"{site.statement}  [{n.name}]", verdict, why))
+                rows.append((where, f"{statement}  [{n.name}]", verdict, why))
         if not rows:
             continue
         w0 = max(len(row[0]) for row in rows)
         w1 = max(len(row[1]) for row in rows)
+        w2 = max(len(row[2]) for row in rows)
         for where, statement, verdict, why in rows:
-            line = f"{where:<{w0}}  {statement:<{w1}}  {verdict:<5}  {why}"
+            line = f"{where:<{w0}}  {statement:<{w1}}  {verdict:<{w2}}  {why}"
             out.write(line.rstrip() + "\n")
         out.write("\n")
     s = _summary(results)
@@ -358,10 +478,10 @@ def _print_text_report(results: list[dict], out) -> None:
         out.write(f"Eager by reason: {reasons}\n")
     counts = {
         "explicit": s["lazy_explicit"],
-        "used at import": s["lazy_used_at_import"],
+        "used-at-import": s["lazy_used_at_import"],
         "unused": s["lazy_unused"],
-        "in annotations": s["lazy_in_annotations"],
-        "resolved by": s["lazy_resolved_by"],
+        "in-annotations": s["lazy_in_annotations"],
+        "resolved-by": s["lazy_resolved_by"],
     }
     tagged = [(key, count) for key, count in counts.items() if count]
     if tagged:
@@ -370,12 +490,25 @@ def _print_text_report(results: list[dict], out) -> None:
     out.write(f"Files that failed: {len(failed)}\n")
     for path in failed:
         out.write(f"  {path}\n")
+    from lazify._reasons import Reason
+
+    legend = [(code, Reason(code).words) for code in s["eager_by_reason"]]
+    if legend:
+        out.write("\nReasons:\n")
+        _legend(out, legend, textwrap)
     if tagged:
         out.write("\nTags:\n")
-        width = max(len(TAGS[key][0]) for key, _count in tagged)
-        for key, _count in tagged:
-            tag, meaning = TAGS[key]
-            out.write(f"  {tag:<{width}}  {meaning}\n")
+        _legend(out, [TAGS[key] for key, _count in tagged], textwrap)
+
+
+def _legend(out, entries, textwrap) -> None:
+    """``  term  meaning``, the meanings wrapped to fit 100 columns."""
+    width = max(len(term) for term, _meaning in entries)
+    for term, meaning in entries:
+        lines = textwrap.wrap(meaning, max(40, 100 - width - 4))
+        out.write(f"  {term:<{width}}  {lines[0]}\n")
+        for line in lines[1:]:
+            out.write(f"  {'':<{width}}  {line}\n")
 
 
 # ------------------------------------------------------------------- rewrite / diff

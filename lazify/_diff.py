@@ -53,8 +53,9 @@ def rewrite_file(path: str, excluding=None, mechanism: str = "rewrite") -> tuple
         raise _Failed(e.located()) from None
     module, is_package = _sources.module_name_for(path)
     try:
+        # portable: the same output whichever Python prints it, runnable on all of them
         plan = plan_source(tree, data, path, module=module, is_package=is_package,
-                           excluding=excluding, mechanism=mechanism)
+                           excluding=excluding, mechanism=mechanism, portable=True)
         if not plan.rewrite:
             return data, data
         return data, emit_cst(data, plan)
@@ -92,20 +93,38 @@ def cmd_rewrite(args: argparse.Namespace) -> int:
             print(f"lazify rewrite: {out} exists and is not a directory", file=sys.stderr)
             return 2
     mechanism = _mechanism(args, "rewrite")
-    files = _files_or_report("rewrite", [path]) if mechanism is not None else None
+    failed: list[str] = []
+    files = _files_or_report("rewrite", [path], failed) if mechanism is not None else None
     if files is None:
         return 2
-    failed: list[str] = []
+    if os.path.isdir(path):
+        try:
+            os.makedirs(out, exist_ok=True)
+        except OSError as e:
+            # said once, not once per file
+            print(f"lazify rewrite: {e.filename or out}: {e.strerror or e}", file=sys.stderr)
+            return 1
     for _file, rel, _original, new in _rewrite_each("rewrite", files, failed, mechanism):
         if os.path.isdir(path):
-            _write(os.path.join(out, rel), new)
+            dest = os.path.join(out, rel)
         elif out is None:
             # The bytes as they are: the file's encoding and newlines survive a `> file`.
+            # In blocks: one large write to a pipe closed half way loses the rest
+            # without a word (BufferedWriter takes the short write), a closed pipe
+            # must end the command as it ends the others (lazify._cli.main).
             sys.stdout.flush()
-            sys.stdout.buffer.write(new)
+            for start in range(0, len(new), 8192):
+                sys.stdout.buffer.write(new[start:start + 8192])
             sys.stdout.buffer.flush()
+            continue
         else:
-            _write(os.path.join(out, rel) if os.path.isdir(out) else out, new)
+            dest = os.path.join(out, rel) if os.path.isdir(out) else out
+        try:
+            _write(dest, new)
+        except OSError as e:
+            # one line: the path, and what the system said
+            print(f"lazify rewrite: {e.filename or dest}: {e.strerror or e}", file=sys.stderr)
+            failed.append(dest)
     return 1 if failed else 0
 
 
@@ -132,10 +151,10 @@ def _diff(args: argparse.Namespace) -> int:
     mechanism = _mechanism(args, "diff")
     if mechanism is None:
         return 2
-    files = _files_or_report("diff", args.paths)
+    failed: list[str] = []
+    files = _files_or_report("diff", args.paths, failed)
     if files is None:
         return 2
-    failed: list[str] = []
     differs = False
     for file, rel, original, new in _rewrite_each("diff", files, failed, mechanism):
         shown = _relative(file)
@@ -166,21 +185,27 @@ def _diff(args: argparse.Namespace) -> int:
     return 1 if failed or differs else 0
 
 
-def _files_or_report(command: str, tops: list[str]) -> list[tuple[str, str, frozenset]] | None:
+def _files_or_report(command: str, tops: list[str],
+                     failed: list[str]) -> list[tuple[str, str, frozenset]] | None:
     """``(file, path relative to its top, excluding)`` for the files ``check`` would
-    analyse; None after reporting malformed settings, as ``check`` does (exit status 2)."""
+    analyse; None after reporting malformed settings, as ``check`` does (exit status 2).
+    A directory that cannot be read is reported and added to *failed*."""
     from lazify._config import ConfigError
     from lazify._sources import iter_files
 
     files = []
+    unreadable: list = []
     try:
         for top in tops:
-            for file, excluding in iter_files([top], ()):
+            for file, excluding in iter_files([top], (), unreadable):
                 rel = os.path.relpath(file, top) if os.path.isdir(top) else os.path.basename(file)
                 files.append((file, rel, excluding))
     except ConfigError as e:
         print(f"lazify {command}: {e}", file=sys.stderr)
         return None
+    for directory, error in unreadable:
+        print(f"lazify {command}: {directory}: cannot read directory: {error}", file=sys.stderr)
+        failed.append(directory)
     return files
 
 

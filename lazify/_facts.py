@@ -230,13 +230,20 @@ class ModuleFacts:
 
 
 def gather(tree: ast.Module, *, module: str = "", is_package: bool = False, excluding=None,
-           source=None, extensions: frozenset = frozenset()) -> ModuleFacts:
-    """Walk ``tree`` once and return what the planner needs to know about it."""
+           source=None, extensions: frozenset = frozenset(), portable: bool = False) -> ModuleFacts:
+    """Walk ``tree`` once and return what the planner needs to know about it.
+
+    :param portable: the facts of source meant to run on every supported Python
+        (``lazify rewrite``/``diff``): annotations follow the rules of 3.10-3.13
+        (evaluated where written), whichever Python plans, and a class body's
+        annotations owner is the runtime's ``__lazy_annotate__``, which adapts to the
+        Python it runs on (:class:`_AnnotationFacts`).
+    """
     future_annotations = any(
         isinstance(node, ast.ImportFrom) and node.module == "__future__" and node.level == 0
         and any(alias.name == "annotations" for alias in node.names)
         for node in tree.body[:20])
-    walker = _Walker(_module_candidates(tree), future_annotations)
+    walker = _Walker(_module_candidates(tree), future_annotations, portable)
     with deep_recursion():
         walker.visit_module(tree)
     scopes, namespace, annotations = walker.scopes, walker.namespace, walker.annotations
@@ -409,12 +416,22 @@ class _Scopes:
 class _AnnotationFacts:
     """The names annotations mention, and who can make them import on read."""
 
-    def __init__(self, future_annotations: bool):
+    def __init__(self, future_annotations: bool, portable: bool = False):
+        #: the rules of 3.14+ (PEP 649/749) apply: the running Python's, unless the
+        #: facts are for portable source (``gather(portable=True)``)
+        self.rules649 = _PEP649 and not portable
         #: annotations are not evaluated where they are written
-        self.deferred = future_annotations or _PEP649
+        self.deferred = future_annotations or self.rules649
         #: they are evaluated by ``__annotate__`` functions (3.14+, no
         #: ``from __future__ import annotations``)
-        self.pep649 = _PEP649 and not future_annotations
+        self.pep649 = self.rules649 and not future_annotations
+        #: the owner kind of a class body's annotations evaluated where written:
+        #: "class" (``__annotations__ = __lazy__.__lazy_annotations__(...)``, which
+        #: 3.14+ cannot run without the __future__ import: no ``__annotations__`` in
+        #: the class namespace), or for portable source "annotate", whose runtime
+        #: call wraps the class body's ``__annotations__`` before 3.14 and gives the
+        #: class an importing ``__annotate__`` on 3.14+
+        self.class_kind = "annotate" if portable and not future_annotations else "class"
         self.names = set()
         #: names in annotations no owner can wrap (module level, or a class
         #: body's nested block): they stay eager
@@ -665,9 +682,9 @@ class _Walker:
     the unit that keeps it (:class:`_Scopes`, :class:`_AnnotationFacts`,
     :class:`_NamespaceUse`); keeps the import sites and the traversal's state."""
 
-    def __init__(self, candidates: frozenset, future_annotations: bool):
+    def __init__(self, candidates: frozenset, future_annotations: bool, portable: bool = False):
         self.scopes = _Scopes(candidates)
-        self.annotations = _AnnotationFacts(future_annotations)
+        self.annotations = _AnnotationFacts(future_annotations, portable)
         self.namespace = _NamespaceUse(candidates)
         self.sites = []
         #: statements after which ``__getattr__`` is bound other than by a def
@@ -919,7 +936,7 @@ class _Walker:
         params = getattr(node, "type_params", None)
         if not params:
             return
-        if _PEP649:
+        if self.annotations.rules649:
             names = {param.name for param in params}
             for param in params:
                 for field in ("bound", "default_value"):
@@ -1016,7 +1033,7 @@ class _Walker:
     def visit_TypeAlias(self, node):
         self.visit(node.name)
         self._type_params(node)
-        if _PEP649:
+        if self.annotations.rules649:
             self.annotations.shown_as_written(
                 node.value, {param.name for param in node.type_params})
             return
@@ -1050,7 +1067,7 @@ class _Walker:
         elif scope.kind == _CLASS and scope.direct:
             # the first of these in a class body gets the statement that
             # makes its __annotations__ import on read
-            outer = annotations.own(id(scope.node), "class", _span(node))
+            outer = annotations.own(id(scope.node), annotations.class_kind, _span(node))
         else:
             outer, annotations.owner = annotations.owner, None
         self.annotation(node.annotation,
@@ -1092,7 +1109,11 @@ class _Walker:
         self.context.pop()
 
     def visit_Import(self, node):
-        site = _Site(node, self.context[0] if self.context else None,
+        context = self.context
+        # the outermost construct, unless a function is on the way: an import in a
+        # method, or in a function defined in a try block, runs when it is called
+        site = _Site(node, (Reason.FUNCTION if Reason.FUNCTION in context else context[0])
+                     if context else None,
                      self.scopes.current.kind == _MODULE, self.blocks > 0, self.scopes.branch)
         # PEP 810's ``lazy import`` (3.15+) is another binding than a plain
         # import of the same name

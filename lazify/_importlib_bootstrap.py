@@ -1190,6 +1190,10 @@ class _Annotations(dict):
     __hash__ = None
 
 
+#: PEP 649/749 (3.14+): annotations are evaluated by ``__annotate__`` functions
+_PEP649 = sys.version_info >= (3, 14)
+
+
 def _annotations(state, ann, names):
     """``ann`` itself when all ``names`` are bound already (its annotations
     evaluated on read evaluated now), else a copy that imports them when read."""
@@ -1500,7 +1504,9 @@ class _Namespace(tuple if _TUPLE_LAYOUT else object):
         """3.14+ (PEP 649), before the statement of a class body or of the module
         that holds its first annotation: give the class (module) an
         ``__annotate__`` that imports ``names`` before evaluating, unless they
-        are all bound already."""
+        are all bound already.  Before 3.14 (in a class body, where the portable
+        source of ``lazify rewrite`` has it): what ``__lazy_annotations__`` does
+        to the class body's ``__annotations__``."""
         state = self.__lazify_state__
         namespace = state.namespace
         if all(name in namespace for name in names):
@@ -1511,6 +1517,18 @@ class _Namespace(tuple if _TUPLE_LAYOUT else object):
             annotate = namespace.get("__annotate__")
             if annotate is not None and not isinstance(annotate, _Annotate):
                 namespace["__annotate__"] = _Annotate(state, names, annotate)
+        elif not _PEP649:
+            # Before 3.14 (the portable source of `lazify rewrite`, before the first
+            # annotated assignment of a class body): the class body's own
+            # __annotations__ dict, made before the body runs, as
+            # __lazy_annotations__ takes it.
+            try:
+                ann = space["__annotations__"]
+            except (KeyError, TypeError):
+                return
+            wrapped = _annotations(state, ann, names)
+            if wrapped is not ann:
+                space["__annotations__"] = wrapped
         else:
             # A metaclass finds it first (annotationlib's
             # get_annotate_from_class_namespace), and so does type.__annotate__.

@@ -383,7 +383,8 @@ REWRITE_ONLY = frozenset({Reason.DEFERRED_ANNOTATION, Reason.DOCTEST, Reason.CLA
 def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
                 excluding=None, source: str | bytes | None = None,
                 extensions: frozenset = frozenset(), mechanism: str = "rewrite",
-                submodules=None, future_flags: bool = False, nodes=None) -> Plan:
+                submodules=None, future_flags: bool = False, nodes=None,
+                portable: bool = False) -> Plan:
     """Plan the rewrite of one module: a verdict for every imported name.
 
     :param source: the module's source, for the comments that mark an import
@@ -407,10 +408,14 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
     :param nodes: a dict, for the AST emitter (:func:`lazify._emit_ast.emit`): filled
         with the id of each of ``Plan.references`` -> its Name node in ``tree``, so the
         emitter finds them without walking the tree again.
+    :param portable: plan source that runs, and means the same, on every supported
+        Python (``lazify rewrite``/``diff``): the annotation rules of 3.10-3.13 whatever
+        Python plans, and the runtime adapts on 3.14+ (:func:`lazify._facts.gather`).
+        The import hook plans for the running Python.
     """
     native = mechanism == "native"
     facts = gather(tree, module=module, is_package=is_package, excluding=excluding,
-                   source=source, extensions=extensions)
+                   source=source, extensions=extensions, portable=portable)
     reads = tuple(NamespaceRead(kind=kind, span=span, function=function, key=key)
                   for kind, span, function, key in facts.namespace_reads)
     # natively eval/exec find a lazy name reified (LOAD_NAME); the dict itself
@@ -646,7 +651,9 @@ def _verdicts(facts: ModuleFacts, site, readers, native=False,
         names.append(ImportedName(
             name=bound, imported=imported, asname=asname, module=target, lazy=lazy,
             reason=reason, used_at_import=min(at_import) if at_import else None,
-            unused=lazy and unused and not resolved_by,
+            # a __future__ import's feature is the compiler's (the hook passes its flag):
+            # nothing that importing does is lost
+            unused=lazy and unused and not resolved_by and target != "__future__",
             in_annotations=lazy and not explicit and not native
             and (bound in facts.annotation_names
                  or any(id(ld.node) in deferred_loads for ld in loads)),

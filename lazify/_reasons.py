@@ -46,6 +46,9 @@ Reason.SIDE_EFFECTS = Reason("side-effects")
 Reason.EXTENSION_MODULE = Reason("extension-module")
 Reason.SUBMODULE_ORDER = Reason("submodule-order")
 Reason.SELF_IMPORT = Reason("self-import")
+Reason.NOT_OPTED_IN = Reason("not-opted-in")
+Reason.MACHINERY = Reason("machinery")
+Reason.PLAIN_PACKAGE = Reason("plain-package")
 
 
 _WORDS = {
@@ -92,6 +95,20 @@ _WORDS = {
         "native mechanism: a package __init__ reads a later import of its own submodules "
         "while it is imported, so its own submodule imports up to that one keep their order "
         "(pandas.io.excel: _openpyxl first would find _base partially initialized)"
+    ),
+    Reason.NOT_OPTED_IN: (
+        "global mode is off (enabled = false, LAZIFY_DISABLE=1) and the module's "
+        "__lazy_modules__ does not name the module it imports (or comes after the import)"
+    ),
+    Reason.MACHINERY: (
+        "the import hook never rewrites this module: lazify, the import system, and the "
+        "modules lazify's rewrite itself imports (ast, encodings, ...; measured on this Python)"
+    ),
+    Reason.PLAIN_PACKAGE: (
+        "import a.b where package a (or a.b of a.b.c) is one the hook never rewrites: "
+        "excluded, or loaded before the hook is installed (importlib, collections, os, "
+        "...): nothing there could import a.b when it is read from a, and eagerly the "
+        "statement sets a.b for every user of a, so it runs where it is written"
     ),
     Reason.SIDE_EFFECTS: (
         "never read, and kept for what importing it does: marked unused on purpose "

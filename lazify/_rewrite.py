@@ -15,7 +15,7 @@ from ._sources import extension_submodules, parse, submodule_imports
 
 def plan_source(tree, source, path: str, *, module: str = "", is_package: bool = False,
                 excluding=None, mechanism: str = "rewrite", future_flags: bool = False,
-                nodes=None):
+                nodes=None, portable: bool = False):
     """Plan one module parsed from ``source`` (bytes or text) at ``path``.
 
     :param excluding: module names whose own imports stay eager; None (the hook, and
@@ -24,13 +24,14 @@ def plan_source(tree, source, path: str, *, module: str = "", is_package: bool =
     :param future_flags: the plan is for :func:`rewrite_code` (or reports what it
         does): ``from __future__`` imports may be lazy (:func:`lazify._plan.plan_module`).
     :param nodes: for :func:`lazify._emit_ast.emit` (:func:`lazify._plan.plan_module`).
+    :param portable: source output for every Python (:func:`lazify._plan.plan_module`).
     """
     return plan_module(tree, module=module, is_package=is_package, excluding=excluding,
                        source=source,
                        extensions=extension_submodules(path) if is_package else frozenset(),
                        mechanism=mechanism,
                        submodules=submodule_imports(path, module) if is_package else None,
-                       future_flags=future_flags, nodes=nodes)
+                       future_flags=future_flags, nodes=nodes, portable=portable)
 
 
 def rewrite_code(source, path: str, *, module: str = "", is_package: bool = False,

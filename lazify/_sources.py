@@ -32,7 +32,7 @@ def excluding_for(path: str, extra=()) -> frozenset:
     return frozenset({*DEFAULT_EXCLUDING, *load_config(start).excluding, *extra})
 
 
-def iter_files(paths, extra_excluding=None):
+def iter_files(paths, extra_excluding=None, unreadable=None):
     """Yield ``(file, excluding)`` for the Python files named by *paths*, each file once.
 
     A directory gives the ``.py`` files below it (:func:`walk`); a file is given as it is,
@@ -40,13 +40,15 @@ def iter_files(paths, extra_excluding=None):
     :func:`excluding_for` the path it came from, or None when *extra_excluding* is None
     (``compile``: bytecode never depends on settings).
 
+    :param unreadable: a list to add ``(directory, OS error message)`` to for each
+        directory below a path that cannot be listed (None: skipped, as os.walk does).
     :raises lazify._config.ConfigError: when a path's settings are malformed.
     """
     seen = set()
     for path in paths:
         path = os.fspath(path)
         excluding = None if extra_excluding is None else excluding_for(path, extra_excluding)
-        found = walk(path) if os.path.isdir(path) else [path]
+        found = walk(path, unreadable) if os.path.isdir(path) else [path]
         for file in found:
             key = os.path.realpath(file)
             if key not in seen:
@@ -54,11 +56,20 @@ def iter_files(paths, extra_excluding=None):
                 yield file, excluding
 
 
-def walk(top: str) -> list:
+def walk(top: str, unreadable=None) -> list:
     """The ``.py`` files under *top*, sorted, outside :data:`SKIP_DIRS`, hidden
-    directories and virtual environments."""
+    directories and virtual environments.
+
+    :param unreadable: a list to add ``(directory, OS error message)`` to for each
+        directory that cannot be listed; None: such directories are skipped.
+    """
     out = []
-    for dirpath, dirnames, filenames in os.walk(top):
+
+    def onerror(error: OSError) -> None:
+        if unreadable is not None:
+            unreadable.append((error.filename or top, error.strerror or str(error)))
+
+    for dirpath, dirnames, filenames in os.walk(top, onerror=onerror):
         dirnames[:] = sorted(
             d
             for d in dirnames

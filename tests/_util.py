@@ -106,3 +106,42 @@ def fixture_requires(directory: str | os.PathLike[str]) -> tuple[int, ...]:
                 if key.strip() == "requires" and not line.startswith("#"):
                     return tuple(int(part) for part in value.split("."))
     return (3, 10)
+
+
+def interpreters() -> dict[tuple[int, int], str]:
+    """One CPython per minor version 3.10-3.15 found on this machine that can run
+    ``lazify rewrite`` from this checkout (it imports libcst): ``{(3, 12): path}``.
+
+    ``LAZIFY_PYTHONS`` (paths joined with ``os.pathsep``; ``.ci/run`` sets it to its
+    virtual environments) replaces the search, which looks at the running interpreter,
+    virtual environments in the checkout (``.venv*``), ``python3.X`` on ``PATH``, pyenv's
+    versions and ``/opt/sid-python``; the first of each version that imports libcst wins.
+    """
+    import glob
+    import shutil
+
+    given = os.environ.get("LAZIFY_PYTHONS")
+    if given:
+        candidates = [p for p in given.split(os.pathsep) if p]
+    else:
+        candidates = [sys.executable, *sorted(glob.glob(os.path.join(ROOT, ".venv*", "bin", "python")))]
+        for minor in range(10, 16):
+            candidates.append(shutil.which(f"python3.{minor}") or "")
+            candidates.extend(sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/3.{minor}.*/bin/python"))))
+            candidates.append(f"/opt/sid-python/3.{minor}/bin/python3.{minor}")
+    found: dict[tuple[int, int], str] = {}
+    probe = "import sys, libcst; print('%d %d' % sys.version_info[:2])"
+    for exe in candidates:
+        if not exe or not os.path.isfile(exe):
+            continue
+        try:
+            proc = subprocess.run([exe, "-c", probe], capture_output=True, text=True,
+                                  env=child_env(), timeout=60)
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if proc.returncode != 0:
+            continue
+        version = tuple(map(int, proc.stdout.split()))
+        if (3, 10) <= version <= (3, 15):
+            found.setdefault(version, exe)
+    return dict(sorted(found.items()))

@@ -62,15 +62,18 @@ def test_check_text_report(tmp_path, capsys):
     out = capsys.readouterr().out
     lines = out.splitlines()
     (json_line,) = [line for line in lines if line.startswith(f"{path}:1 ")]
-    assert "import json" in json_line and json_line.split()[-1] == "lazy"
+    assert "import json" in json_line and json_line.split()[-1] == "LAZY"
     (try_line,) = [line for line in lines if line.startswith(f"{path}:3 ")]
-    assert "import readline" in try_line
-    assert "eager" in try_line and "inside try/except/else/finally" in try_line
+    assert "import readline" in try_line and try_line.split()[-1] == "EAGER:try"
     (func_line,) = [line for line in lines if line.startswith(f"{path}:8 ")]
-    assert "eager" in func_line and "inside a function body" in func_line
+    assert func_line.split()[-1] == "EAGER:function"
     assert "1 file, 3 imports: Lazy 1, Eager 2" in out
     assert "Eager by reason: function 1, try 1" in out
     assert "Files that failed: 0" in out
+    # the reasons in words once, in the legend after the summary
+    legend = out[out.index("\nReasons:\n"):].splitlines()[2:]
+    assert legend == ["  function  inside a function body",
+                      "  try       inside try/except/else/finally"]
     assert "Tags:" not in out      # no tag occurs: no legend
 
 
@@ -87,14 +90,15 @@ def test_check_text_used_at_import_and_unused(tmp_path, capsys):
     assert main(["check", path]) == 0
     out = capsys.readouterr().out
     (line1,) = [line for line in out.splitlines() if line.startswith(f"{path}:1 ")]
-    assert line1.endswith("  lazy   used at import (line 3)")
+    assert line1.endswith("  LAZY  used-at-import(3)")
     (line2,) = [line for line in out.splitlines() if line.startswith(f"{path}:2 ")]
-    assert line2.endswith("  lazy   unused")
-    assert "Lazy with tags: used at import 1, unused 1\n" in out
+    assert line2.endswith("  LAZY  unused")
+    assert "Lazy with tags: used-at-import 1, unused 1\n" in out
     # the legend explains the tags that occur, once, after the summary
     legend = out[out.index("\nTags:\n"):].splitlines()[2:]
-    assert [line.split()[0] for line in legend] == ["used", "unused"]
-    assert "lazify.eager_imports()" in legend[1] and "excluding" in legend[1]
+    assert [line.split()[0] for line in legend if not line.startswith("    ")] == [
+        "used-at-import(N)", "unused"]
+    assert "lazify.eager_imports()" in out[out.index("\nTags:\n"):]
 
 
 def test_check_text_names_split_when_verdicts_differ(tmp_path, capsys):
@@ -103,7 +107,8 @@ def test_check_text_names_split_when_verdicts_differ(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "import os, sys  [os]" in out
     (sys_line,) = [line for line in out.splitlines() if "[sys]" in line]
-    assert "eager" in sys_line and "bound again" in sys_line
+    assert sys_line.split()[-1] == "EAGER:rebound"
+    assert "bound again" in out[out.index("\nReasons:\n"):]
 
 
 #: A tree whose report has every reason code and every tag.
@@ -160,6 +165,11 @@ EVERY_ROW = {
     "app/dyn.py": "from __future__ import annotations\nimport json\n_names = sorted(globals())\n",
     "app/plain.py": "import readline\n",
     "app/skipped.py": "import json\n",
+    # modules called lazy and eager (Django has a django.utils.functional.lazy), imported
+    # lazily and eagerly: `grep -w LAZY`/`EAGER` must not confuse them with verdicts
+    "app/names.py": "import lazy\nfrom eager import lazy as eager_lazy\ntry:\n"
+                    "    import eager\nexcept ImportError:\n    pass\n"
+                    "def f():\n    return lazy, eager_lazy\n",
 }
 
 ALL_REASONS = sorted(_reasons._WORDS, key=str)
@@ -171,17 +181,18 @@ def whole_word(word: str, line: str) -> list[int]:
 
 
 def test_reason_words_and_tags_name_no_verdict():
-    # the verdict column is the only place "lazy" or "eager" appears on a row
+    # the verdict column is the only place LAZY or EAGER appears: not in the legend
     for reason in ALL_REASONS:
-        assert not whole_word("lazy", reason.words), reason
+        for word in ("LAZY", "EAGER"):
+            assert not whole_word(word, reason.words), reason
     for tag, meaning in _cli.TAGS.values():
-        for word in ("lazy", "eager"):
+        for word in ("LAZY", "EAGER"):
             assert not whole_word(word, tag) and not whole_word(word, meaning), (tag, word)
 
 
 def test_check_text_report_greps(tmp_path):
-    """``lazify check PATH | grep -w eager`` lists the eager rows and nothing else;
-    ``grep -w lazy`` the lazy ones."""
+    """``lazify check PATH | grep -w EAGER`` lists the eager rows and nothing else;
+    ``grep -w LAZY`` the lazy ones, on code that imports modules called lazy and eager."""
     for name, text in EVERY_ROW.items():
         write(tmp_path, name, text)
     if sys.version_info >= (3, 15):
@@ -193,9 +204,10 @@ def test_check_text_report_greps(tmp_path):
                                    check=True).stdout)
     out = proc.stdout
     # every reason code and every tag occurs
-    # (submodule-order is the native mechanism's: tests/test_native.py)
+    # (submodule-order is the native mechanism's: tests/test_native.py; not-opted-in
+    # machinery and plain-package are tests/test_check_runtime.py's)
     assert set(report["summary"]["eager_by_reason"]) == set(map(str, ALL_REASONS)) - {
-        "with", "function", "class", "submodule-order"} | {"with", "function", "class"}
+        "submodule-order", "not-opted-in", "machinery", "plain-package"}
     legend = out[out.index("\nTags:\n"):]
     for key, (tag, _meaning) in _cli.TAGS.items():
         if key == "explicit" and sys.version_info < (3, 15):
@@ -204,18 +216,21 @@ def test_check_text_report_greps(tmp_path):
     rows = {}
     for line in out.splitlines():
         if line.startswith("app/"):
-            found = re.match(r"^app/\S+:\d+  .*?  (lazy |eager)(  |$)", line)
+            found = re.match(r"^app/\S+:\d+  .*?  (LAZY|EAGER:[a-z-]+)( |$)", line)
             assert found, line
-            rows[line] = found.group(1).strip()
-    for word in ("lazy", "eager"):
+            rows[line] = found.group(1).partition(":")[0]
+    # modules called lazy and eager are imported, lazily and eagerly
+    assert any("import lazy" in line for line in rows) and any("import eager" in line for line in rows)
+    for word in ("LAZY", "EAGER"):
         grepped = [line for line in out.splitlines() if whole_word(word, line)]
         assert grepped == [line for line, verdict in rows.items() if verdict == word], word
-        # once per row, but for the keyword that starts a PEP 810 statement
-        assert all(len(whole_word(word, line)) == 1 + line.startswith("app/explicit.py")
-                   for line in grepped)
+        assert all(len(whole_word(word, line)) == 1 for line in grepped)
         if shutil.which("grep"):
             real = subprocess.run(["grep", "-w", word], input=out, capture_output=True, text=True)
             assert real.stdout.splitlines() == grepped
+    # the docs' recipe for one reason
+    assert [line for line in out.splitlines() if "EAGER:try" in line] == [
+        line for line in rows if line.split()[-1] == "EAGER:try"]
     names = sum(len(f["imports"]) for f in report["files"])
     assert names == report["summary"]["imports"]
 
@@ -227,7 +242,8 @@ def test_check_json_shape(tmp_path, capsys):
     path = write(tmp_path, "mod.py", SIMPLE)
     code, report = check_json(capsys, path)
     assert code == 0
-    assert set(report) == {"files", "summary"}
+    assert set(report) == {"schema_version", "files", "summary"}
+    assert report["schema_version"] == 1
     (entry,) = report["files"]
     assert set(entry) == {"path", "module", "error", "imports"}
     assert entry["path"] == path
@@ -424,9 +440,6 @@ def test_check_missing_path(tmp_path, capsys):
 
 
 def test_check_usage_error_exits_2(capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(["check"])
-    assert exc.value.code == 2
     with pytest.raises(SystemExit) as exc:
         main(["check", "--format", "xml", "x.py"])
     assert exc.value.code == 2
@@ -821,3 +834,171 @@ def test_rewrite_usage_error_exits_2(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["diff", "--check"])
     assert exc.value.code == 2
+
+
+# ------------------------------------------------------------------- the CI gate
+
+
+GATE = """\
+import json
+import readline
+try:
+    import csv
+except ImportError:
+    csv = None
+
+
+def f():
+    return json, csv
+"""
+
+
+@pytest.mark.parametrize("codes, status, found", [
+    (["unused"], 1, "unused 1"),
+    (["try,unused"], 1, "try 1, unused 1"),
+    (["try", "unused"], 1, "try 1, unused 1"),
+    (["eager"], 1, "eager 1"),
+    (["with"], 0, None),
+    ([], 0, None),
+])
+def test_check_fail_on(tmp_path, capsys, codes, status, found):
+    path = write(tmp_path, "mod.py", GATE)
+    argv = ["check", path] + [arg for code in codes for arg in ("--fail-on", code)]
+    assert main(argv) == status
+    err = capsys.readouterr().err
+    if found is None:
+        assert err == ""
+    else:
+        assert err == f"lazify check: --fail-on: found {found}\n"
+
+
+def test_check_fail_on_unknown_code_is_a_usage_error(tmp_path, capsys):
+    path = write(tmp_path, "mod.py", GATE)
+    assert main(["check", path, "--fail-on", "unused,nonsense"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("lazify check: --fail-on: unknown code(s) nonsense (known: eager, ")
+
+
+def test_check_format_github(tmp_path, capsys):
+    path = write(tmp_path, "a,b.py", GATE)
+    bad = write(tmp_path, "bad.py", "def f(:\n")
+    assert main(["check", "--format", "github", "--fail-on", "unused,try", path, bad]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    file = path.replace(",", "%2C").replace(":", "%3A")
+    assert lines[0] == (f"::error file={file},line=2,col=1,title=lazify LAZY::"
+                        "import readline [readline]: LAZY: unused")
+    assert lines[1] == (f"::error file={file},line=4,col=5,title=lazify EAGER%3Atry::"
+                        "import csv [csv]: EAGER:try: inside try/except/else/finally")
+    assert lines[2].startswith(f"::error file={bad.replace(':', '%3A')},title=lazify check::")
+    assert len(lines) == 3
+
+
+def test_check_without_path_checks_the_current_directory(tmp_path):
+    write(tmp_path, "pkg/__init__.py", "")
+    write(tmp_path, "pkg/mod.py", "import json\n")
+    proc = run_python(["-m", "lazify", "check"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "pkg/mod.py:1  import json  LAZY" in proc.stdout.replace(os.sep, "/")
+
+
+# ------------------------------------------------------------------- conventions
+
+
+@pytest.mark.parametrize("argv", [
+    ["check", "big.py"], ["check", "--format", "json", "big.py"],
+    ["check", "--format", "github", "--fail-on", "unused", "big.py"],
+    ["diff", "big.py"], ["rewrite", "big.py"],
+])
+def test_output_to_a_closed_pipe_ends_quietly(tmp_path, argv):
+    """`lazify check ... | head`: no BrokenPipeError traceback, exit status 1."""
+    write(tmp_path, "big.py", "".join(f"import a_module_with_a_rather_long_name_{i:05d}_{'x' * 40}\n"
+                                      for i in range(1500)))
+    proc = subprocess.Popen([sys.executable, "-m", "lazify", *argv], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "PYTHONPATH": ROOT})
+    proc.stdout.readline()
+    proc.stdout.close()       # as head does after its lines
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait(timeout=120) == 1
+    assert err == ""
+
+
+def _unreadable(monkeypatch, directory):
+    """os.walk meets a directory it may not list (as a user other than root would)."""
+    real = os.scandir
+
+    def scandir(path="."):
+        if os.path.abspath(os.fspath(path)) == os.path.abspath(directory):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+
+
+def test_check_unreadable_directory_is_a_failure(tmp_path, capsys, monkeypatch):
+    write(tmp_path, "app/ok.py", "import json\n")
+    write(tmp_path, "app/secret/hidden.py", "import json\n")
+    _unreadable(monkeypatch, tmp_path / "app" / "secret")
+    assert main(["check", str(tmp_path / "app")]) == 1
+    out = capsys.readouterr().out
+    secret = str(tmp_path / "app" / "secret")
+    assert f"{secret}: error: cannot read directory: Permission denied\n" in out
+    assert f"Files that failed: 1\n  {secret}\n" in out
+    code, report = check_json(capsys, str(tmp_path / "app"))
+    assert code == 1 and report["summary"]["files_failed"] == 1
+
+
+@pytest.mark.parametrize("command", ["diff", "rewrite"])
+def test_diff_and_rewrite_unreadable_directory(tmp_path, capsys, monkeypatch, command):
+    write(tmp_path, "app/ok.py", "import json\n")
+    write(tmp_path, "app/secret/hidden.py", "import json\n")
+    _unreadable(monkeypatch, tmp_path / "app" / "secret")
+    argv = [command, str(tmp_path / "app")] + (["-o", str(tmp_path / "out")] if command == "rewrite" else [])
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err == f"lazify {command}: {tmp_path / 'app' / 'secret'}: cannot read directory: Permission denied\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root reads every directory")
+def test_check_really_unreadable_directory(tmp_path):
+    write(tmp_path, "app/secret/hidden.py", "import json\n")
+    os.chmod(tmp_path / "app" / "secret", 0)
+    try:
+        proc = run_python(["-m", "lazify", "check", "app"], cwd=tmp_path)
+    finally:
+        os.chmod(tmp_path / "app" / "secret", 0o755)
+    assert proc.returncode == 1
+    assert "cannot read directory: Permission denied" in proc.stdout
+
+
+def test_rewrite_write_errors_are_one_line(tmp_path, capsys):
+    write(tmp_path, "app/a.py", "import json\n\n\ndef f():\n    return json\n")
+    write(tmp_path, "app/b.py", "import csv\n\n\ndef f():\n    return csv\n")
+    in_the_way = write(tmp_path, "out/app", "a file where a directory should be\n")
+    assert main(["rewrite", str(tmp_path / "app"), "-o", in_the_way]) == 2   # usage: not a dir
+    capsys.readouterr()
+    write(tmp_path, "out2/a.py/keep", "")          # a directory where a file should be
+    assert main(["rewrite", str(tmp_path / "app"), "-o", str(tmp_path / "out2")]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(f"lazify rewrite: {tmp_path / 'out2' / 'a.py'}: ")
+    assert "directory" in err[0].lower()
+    with open(tmp_path / "out2" / "b.py", encoding="utf-8") as f:
+        assert "__lazy__.csv" in f.read()      # the others are written
+    # an output directory that cannot be made: said once
+    assert main(["rewrite", str(tmp_path / "app"), "-o", str(tmp_path / "out" / "app" / "x")]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"lazify rewrite: {tmp_path / 'out' / 'app' / 'x'}: Not a directory"]
+
+
+@pytest.mark.parametrize("command, default", [
+    ("rewrite", "else rewrite on every Python"),
+    ("diff", "else rewrite on every Python"),
+    ("check", "else native on 3.15+ and rewrite before"),
+    ("compile", "else native on 3.15+ and rewrite before"),
+])
+def test_help_states_the_real_default_mechanism(command, default, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "default: LAZIFY_MECHANISM, else [tool.lazify] mechanism, " + default in text

@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from lazify._cli import main
+from tests._util import child_env, interpreters
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 from lazify._emit_cst import HEADER
@@ -288,6 +289,61 @@ def test_examples_ci_rewritten_copy_runs_like_the_app():
     assert rewritten.stdout == original.stdout == '{"count": 2, "total": "3.30"}\n'
     assert "asyncio" in original.stderr  # eager: every command module's imports ran
     assert rewritten.stderr.strip().splitlines()[-1] == "[]", rewritten.stderr
+
+
+def test_examples_ci_same_output_on_every_python():
+    """The reviewed tree, annotations included, passes `diff --check` on every CPython
+    3.10-3.15 found here (tests._util.interpreters; .ci/run gives its venvs): the output
+    does not change with the Python that prints it."""
+    reviewed = os.path.join(ROOT, "examples", "ci", "rewritten", "heavyapp")
+    with open(os.path.join(reviewed, "commands", "total.py"), encoding="utf-8") as f:
+        total = f.read()
+    # a class body's and a def's annotations that name lazy imports
+    assert "__lazy__.__lazy_annotate__(" in total and "__lazy__.__lazy_annotated__(" in total
+    found = interpreters()
+    assert tuple(sys.version_info[:2]) in found, found
+    failed = {}
+    for version, exe in found.items():
+        result = subprocess.run(
+            [exe, "-m", "lazify", "diff", os.path.join("examples", "heavyapp"), "--check",
+             os.path.join("examples", "ci", "rewritten", "heavyapp")],
+            cwd=ROOT, capture_output=True, text=True, env=child_env())
+        if result.returncode != 0:
+            failed["%d.%d" % version] = result.stdout + result.stderr
+    assert not failed, failed
+
+
+ANNOTATIONS_PROBE = """
+import sys, typing
+if sys.argv[1] == "hook":
+    import lazify
+    lazify.install()
+else:
+    import lazify
+    lazify.set_lazy_imports(True)
+from heavyapp.commands import total
+print(sorted(m for m in ("decimal", "json") if m in sys.modules))
+print(typing.get_type_hints(total.Total))
+print(total.Total.__init__.__annotations__)
+print(total.parse.__annotations__)
+print(sorted(m for m in ("decimal", "json") if m in sys.modules))
+"""
+
+
+def test_examples_ci_annotations_mean_what_the_hook_does():
+    """The reviewed copy's annotations (the portable form: the same source on every
+    Python) give the values the import hook gives the app on this Python, and import
+    nothing before they are read, as the hook does."""
+    results = {}
+    for name, cwd, mode in [("hook", os.path.join(ROOT, "examples"), "hook"),
+                            ("rewritten", os.path.join(ROOT, "examples", "ci", "rewritten"), "plain")]:
+        results[name] = subprocess.run([sys.executable, "-c", ANNOTATIONS_PROBE, mode], cwd=cwd,
+                                       capture_output=True, text=True, env=child_env())
+        assert results[name].returncode == 0, results[name].stderr
+    assert results["rewritten"].stdout == results["hook"].stdout
+    lines = results["hook"].stdout.splitlines()
+    assert lines[0] == "[]" and lines[-1] == "['decimal']", lines
+    assert "decimal.Decimal" in lines[1] and "Iterable[decimal.Decimal]" in lines[2]
 
 
 def test_libcst_parse_failure_reported(project, capsys, monkeypatch):

@@ -56,18 +56,23 @@ def module_name(path: str, top: str) -> tuple[str, bool]:
     return ".".join(rel), is_package
 
 
-def compare_source(data: bytes, path: str, module: str = "", is_package: bool = False):
-    """Return ``(outcome, detail)`` for one file's bytes."""
+def compare_source(data: bytes, path: str, module: str = "", is_package: bool = False,
+                   portable: bool = True):
+    """Return ``(outcome, detail)`` for one file's bytes.
+
+    :param portable: compare on the plan `lazify rewrite` prints (the same on every
+        Python); False: on the plan the import hook applies on this Python.
+    """
     import warnings
 
     with warnings.catch_warnings():
         # Invalid escape sequences and the like in third-party code: not ours to report.
         warnings.simplefilter("ignore", SyntaxWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
-        return _compare_source(data, path, module, is_package)
+        return _compare_source(data, path, module, is_package, portable)
 
 
-def _compare_source(data: bytes, path: str, module: str, is_package: bool):
+def _compare_source(data: bytes, path: str, module: str, is_package: bool, portable: bool):
     from lazify._emit_ast import emit
     from lazify._emit_cst import CannotParse, emit_cst
     from lazify._plan import plan_module
@@ -77,7 +82,7 @@ def _compare_source(data: bytes, path: str, module: str, is_package: bool):
     except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
         return SKIPPED, f"{type(e).__name__}: {e}"
     try:
-        plan = plan_module(tree, module=module, is_package=is_package)
+        plan = plan_module(tree, module=module, is_package=is_package, portable=portable)
         if not plan.rewrite:
             out = emit_cst(data, plan)
             return (UNCHANGED, "") if out is data else (MISMATCH, "changed a module with rewrite=False")
