@@ -177,9 +177,17 @@ def summary(snap: dict) -> dict:
     }
 
 
-def format_summary(snap: dict, shown: int = SHOWN, title: str = "lazify") -> str:
-    """The summary section as text lines (what ``--summary`` and pytest print)."""
+def format_summary(snap: dict, shown: int = SHOWN, title: str = "lazify", first=None) -> str:
+    """The summary section as text lines (what ``--summary`` and pytest print).
+
+    :param first: a directory: the never-resolved imports written in files under it
+        (the project under test) are named before the others.
+    """
     s = summary(snap)
+    if first is not None:
+        prefix = os.path.join(os.path.abspath(first), "")
+        s["never_resolved_imports"].sort(
+            key=lambda r: not (r["file"] or "").startswith(prefix))
     lines = [f"{title}: {s['modules_rewritten']} modules rewritten, "
              f"{s['imports_deferred']} imports deferred, "
              f"{s['never_resolved']} never resolved"]
