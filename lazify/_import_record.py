@@ -88,9 +88,13 @@ def _first_user_frame():
     own = os.path.dirname(os.path.abspath(__file__))
     frame = sys._getframe(2)
     while frame is not None:
-        filename = frame.f_code.co_filename
+        code = frame.f_code
+        filename = code.co_filename
         if not (filename.startswith("<frozen importlib") or os.path.dirname(filename) == own
-                or filename.endswith(("importlib/__init__.py", "importlib\\__init__.py"))):
+                or filename.endswith(("importlib/__init__.py", "importlib\\__init__.py"))
+                # a rewritten module's own PEP 562 hook, whose prologue asks lazify
+                or (code.co_name in ("__getattr__", "__dir__")
+                    and "__lazy__" in frame.f_globals)):
             return {"file": filename, "line": frame.f_lineno}
         frame = frame.f_back
     return None
