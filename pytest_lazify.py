@@ -136,7 +136,12 @@ def pytest_terminal_summary(terminalreporter, config):
         report = dict(snap)
         report["summary"] = {k: v for k, v in _import_record.summary(snap).items()
                              if k != "never_resolved_imports"}
-        with open(os.path.abspath(path), "w", encoding="utf-8") as f:
-            json.dump(report, f, indent=1)
-            f.write("\n")
-        terminalreporter.write_line(f"lazify report written to {path}")
+        try:
+            with open(os.path.abspath(path), "w", encoding="utf-8") as f:
+                json.dump(report, f, indent=1)
+                f.write("\n")
+        except OSError as exc:
+            terminalreporter.write_line(f"lazify: cannot write the report {path}: "
+                                        f"{exc.strerror or exc}", red=True)
+        else:
+            terminalreporter.write_line(f"lazify report written to {path}")

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import sys
 import textwrap
+
+import pytest
 
 from tests._util import run_python
 
@@ -22,9 +25,15 @@ def tree(tmp_path):
     return tmp_path
 
 
-def test_run_summary_names_what_was_never_needed(tmp_path):
+@pytest.mark.parametrize("mechanism", [
+    "rewrite",
+    pytest.param("native", marks=pytest.mark.skipif(
+        not hasattr(sys, "set_lazy_imports_filter"), reason="PEP 810: 3.15+")),
+])
+def test_run_summary_names_what_was_never_needed(tmp_path, mechanism):
     root = tree(tmp_path)
-    proc = run_python(["-m", "lazify", "run", "--summary", "main.py"], cwd=root)
+    proc = run_python(["-m", "lazify", "run", "--summary", "main.py"], cwd=root,
+                      env_extra={"LAZIFY_MECHANISM": mechanism})
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "1\n"
     first, *named = proc.stderr.splitlines()

@@ -167,3 +167,19 @@ def test_native_mechanism(project):
     records = {r["statement"]: r for r in report["deferred"] if r["module"] == "mylib"}
     assert records["import used_dep"]["resolved"] is True
     assert records["import unused_dep"]["resolved"] is False
+
+
+def test_unwritable_report_is_one_line(project):
+    result = project.runpytest_subprocess("--lazify", "--lazify-report=no/such/dir/out.json")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["lazify: cannot write the report no/such/dir/out.json: "
+                                 "No such file or directory"])
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+def test_unusable_mechanism_is_a_usage_error(project):
+    if hasattr(sys, "set_lazy_imports_filter"):
+        pytest.skip("this Python has the native mechanism")
+    result = project.runpytest_subprocess("--lazify", "--lazify-mechanism=native")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*lazify*native mechanism needs*"])
