@@ -183,3 +183,14 @@ def test_unusable_mechanism_is_a_usage_error(project):
     result = project.runpytest_subprocess("--lazify", "--lazify-mechanism=native")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*lazify*native mechanism needs*"])
+
+
+def test_what_conftest_imports_is_lazy(project):
+    project.makeconftest("import conflib\n")
+    project.makepyfile(conflib="import conf_unused\n", conf_unused="print('conf_unused ran')\n")
+    result = project.runpytest_subprocess("-s", "--lazify")
+    result.assert_outcomes(passed=2)
+    assert "conf_unused ran" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["  conflib:1: import conf_unused"])
+    plain = project.runpytest_subprocess("-s")
+    assert "conf_unused ran" in plain.stdout.str()
