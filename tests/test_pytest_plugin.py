@@ -131,12 +131,7 @@ def test_bad_settings_are_a_usage_error(project):
 
 def test_already_active_interpreter_gets_the_summary(project):
     # what LAZIFY=1 or an enabled environment does: lazify installed before pytest starts
-    # pytest itself excluded: where fnmatch is not imported at start-up (Debian's 3.15),
-    # pytest rewritten breaks: its assertion rewriter's find_spec reads _pytest.pathlib's
-    # pending fnmatch while that import is being found (`lazify run -m pytest` too)
-    project.makepyfile(sitecustomize=(
-        "import lazify\n"
-        "lazify.install(excluding={*lazify.DEFAULT_EXCLUDING, '_pytest', 'pytest', 'pluggy'})\n"))
+    project.makepyfile(sitecustomize="import lazify\nlazify.install()\n")
     result = project.runpytest_subprocess("-s")
     result.assert_outcomes(passed=2)
     assert "UNUSED-RAN False" in result.stdout.str()
