@@ -4,6 +4,7 @@ session runs in a subprocess, as a user's would."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import textwrap
 
@@ -189,3 +190,19 @@ def test_what_conftest_imports_is_lazy(project):
     result.stdout.fnmatch_lines(["  conflib:1: import conf_unused"])
     plain = project.runpytest_subprocess("-s")
     assert "conf_unused ran" in plain.stdout.str()
+
+
+def _has_activation_pth():
+    import site
+
+    return any(os.path.exists(os.path.join(path, "lazify-imports.pth"))
+               for path in site.getsitepackages())
+
+
+@pytest.mark.skipif(not _has_activation_pth(), reason="lazify-imports.pth not installed here")
+def test_lazify_1_activation(project, monkeypatch):
+    monkeypatch.setenv("LAZIFY", "1")
+    result = project.runpytest_subprocess("-s")
+    result.assert_outcomes(passed=2)
+    assert "UNUSED-RAN False" in result.stdout.str()
+    result.stdout.fnmatch_lines(["*- lazify -*", "  mylib:2: import unused_dep"])
