@@ -55,6 +55,9 @@ _FREE_CLASSES = 16
 #: keeps a name pending for good would stay slow)
 _CLASS_CHANGES_KEPT = 400
 _NO_DICT = {}
+#: :mod:`lazify._import_record` while it records deferrals and resolutions, else None
+#: (tested where an import is deferred or resolved, never where a name is read)
+_recorder = None
 
 
 def _absolute(module, level, package):
@@ -807,6 +810,8 @@ class _ModuleState(_PackageSubmodules):
             _pending[0] += 1
             if _pending[0] == 1 and _package_states:
                 _packages_need_hooks(True)
+            if _recorder is not None:
+                _recorder.deferred(self, entry, bound)
         namespace.pop(bound, None)
         pending[bound] = entry
         entry.state = self
@@ -896,6 +901,8 @@ class _ModuleState(_PackageSubmodules):
             value = current   # bound while the import ran (a circular import
             #                   or the user): keep that value
         self._unpend(name, entry)
+        if _recorder is not None:
+            _recorder.resolved(self, entry, name)
         return value
 
     def defined_later(self, line) -> bool:
@@ -1728,3 +1735,9 @@ def __lazy_deferred__(self, thunk, *names):
 
 _Namespace.__lazy_deferred__ = __lazy_deferred__
 del __lazy_deferred__
+
+
+_record = sys.modules.get("lazify._import_record")
+if _record is not None and _record.recording:
+    _recorder = _record
+del _record
