@@ -1,0 +1,706 @@
+"""``lazify report``: run a command plainly and with lazify, and say what lazy imports
+changed in its start-up.
+
+Every figure comes from the runs themselves:
+
+- times: the wall-clock time of each run (timed rounds, nothing else switched on), and
+  ``-X importtime`` (``PYTHONPROFILEIMPORTTIME``) for the tree of imports (trace rounds);
+- memory: the peak resident set size the kernel reports for the child (``os.wait4``);
+- what was deferred and what first used it: the runtime's record (:mod:`lazify._report_record`),
+  switched on in the lazy trace runs only;
+- why an import stayed eager: the planner, as ``lazify check`` reports it, for the
+  source of the module that ran it.
+
+Both runs get the same environment and the same ``sitecustomize``
+(:mod:`lazify._report_site`), which installs lazify in the lazy run only.  Rounds are
+interleaved (plain, lazy, plain, lazy, ...) after one warm-up run of each, which fills
+the bytecode caches; the headline figures are medians with the lowest and highest
+round.  The page is written by :mod:`lazify._report_html`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+#: Exit status of ``lazify report``: 0 when both runs succeed and print the same, 1 when
+#: either run fails or they print differently, 2 for a usage error.
+EXIT_OK, EXIT_DIFFERS, EXIT_USAGE = 0, 1, 2
+
+#: the version of the JSON layout
+FORMAT_VERSION = 1
+
+#: categories of the modules imported in a run, beside check's reason codes
+STARTUP = "startup"        # imported before lazify was installed (interpreter, site)
+LAZIFY = "lazify"          # lazify's own modules
+RESOLVED = "resolved"      # imported by a deferred import, at its first use
+EAGER = "eager"            # imported by a statement that ran eagerly
+ABSENT = "not-imported"    # (plain run) the lazy run never imported it
+
+
+class UsageError(Exception):
+    """A mistake on the command line: one line, exit status 2."""
+
+
+# ----------------------------------------------------------------- -X importtime
+
+
+def parse_importtime(text: str) -> tuple[list[dict], list[str]]:
+    """Split a run's stderr into the ``-X importtime`` tree and the program's own lines.
+
+    The interpreter writes one line per import when that import finishes (children
+    before their parent), indented two spaces per level: ``import time: SELF | CUMULATIVE
+    | NAME``.  Returns ``(roots, other_lines)``; a node is ``{"name", "self_us",
+    "cum_us", "children"}``, in the order the imports ran.  Imports left unfinished by
+    a process that died mid-import become roots.
+    """
+    pending: dict[int, list[dict]] = {}
+    other = []
+    for line in text.splitlines():
+        if not line.startswith("import time:"):
+            other.append(line)
+            continue
+        fields = line[len("import time:"):].split("|", 2)
+        if len(fields) != 3:
+            continue
+        try:
+            self_us, cum_us = int(fields[0]), int(fields[1])
+        except ValueError:
+            continue           # the header line
+        name_field = fields[2][1:] if fields[2].startswith(" ") else fields[2]
+        name = name_field.strip()
+        level = (len(name_field) - len(name_field.lstrip(" "))) // 2
+        node = {"name": name, "self_us": self_us, "cum_us": cum_us,
+                "children": pending.pop(level + 1, [])}
+        pending.setdefault(level, []).append(node)
+    roots = []
+    for level in sorted(pending):
+        roots.extend(pending[level])
+    return roots, other
+
+
+def walk(nodes, parent=None):
+    """Yield ``(node, parent)`` for every node, parents first, in import order."""
+    for node in nodes:
+        yield node, parent
+        yield from walk(node["children"], node)
+
+
+# ------------------------------------------------------------------------ runs
+
+
+class Run:
+    """One finished run of the command."""
+
+    __slots__ = ("mode", "trace", "wall_s", "maxrss_kib", "returncode", "stdout", "stderr",
+                 "timed_out", "state")
+
+    def __init__(self, mode, trace, wall_s, maxrss_kib, returncode, stdout, stderr,
+                 timed_out, state):
+        self.mode, self.trace = mode, trace
+        self.wall_s, self.maxrss_kib = wall_s, maxrss_kib
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+        self.timed_out = timed_out
+        self.state = state   # what the process wrote at exit (_read_state), or None
+
+
+def _site_dir() -> str:
+    """A temporary directory holding the report's ``sitecustomize.py``."""
+    directory = tempfile.mkdtemp(prefix="lazify-report-")
+    shutil.copyfile(os.path.join(os.path.dirname(os.path.abspath(__file__)), "_report_site.py"),
+                    os.path.join(directory, "sitecustomize.py"))
+    return directory
+
+
+def _environment(base: dict, site: str, mode: str, trace: bool, out: str | None,
+                 mechanism: str | None) -> dict:
+    env = dict(base)
+    changed = {"PYTHONPATH": os.pathsep.join([site] + ([base["PYTHONPATH"]]
+                                                        if base.get("PYTHONPATH") else []))}
+    if trace:
+        changed["PYTHONPROFILEIMPORTTIME"] = "1"
+    for name, value in changed.items():
+        env[f"LAZIFY_REPORT_WAS_{name}"] = "=" + base[name] if name in base else "-"
+        env[name] = value
+    env["LAZIFY_REPORT_MODE"] = mode
+    env["LAZIFY_REPORT_HOME"] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if mechanism:
+        env["LAZIFY_REPORT_MECHANISM"] = mechanism
+    if out:
+        env["LAZIFY_REPORT_OUT"] = out
+        if trace and mode == "lazy":
+            env["LAZIFY_REPORT_RECORD"] = "1"
+    return env
+
+
+def run_once(argv, env, stdin: bytes | None, cwd, timeout: float | None,
+             mode: str, trace: bool, out: str | None) -> Run:
+    """Run *argv* once; its wall time, its peak RSS from the kernel (``wait4``: this
+    child's and its waited-for descendants', not the report's), its output."""
+    if out and os.path.exists(out):
+        os.unlink(out)
+    started = time.perf_counter()
+    try:
+        proc = subprocess.Popen(argv, env=env, cwd=cwd,
+                                stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except OSError as exc:
+        raise UsageError(f"cannot run {argv[0]!r}: {exc.strerror or exc}") from exc
+    chunks: dict[str, bytes] = {}
+
+    def read(name, stream):
+        chunks[name] = stream.read()
+        stream.close()
+
+    threads = [threading.Thread(target=read, args=(name, stream), daemon=True)
+               for name, stream in (("out", proc.stdout), ("err", proc.stderr))]
+    if stdin:
+        def write():
+            try:
+                proc.stdin.write(stdin)
+                proc.stdin.close()
+            except OSError:   # the command did not read it all (a closed pipe)
+                pass
+        threads.append(threading.Thread(target=write, daemon=True))
+    for t in threads:
+        t.start()
+    timed_out = []
+
+    def kill():
+        timed_out.append(True)
+        try:
+            proc.kill()
+        except OSError:
+            pass
+
+    timer = threading.Timer(timeout, kill) if timeout else None
+    if timer is not None:
+        timer.start()
+    try:
+        _pid, status, usage = os.wait4(proc.pid, 0)
+    finally:
+        if timer is not None:
+            timer.cancel()
+    wall = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    for t in threads:
+        t.join()
+    # ru_maxrss: KiB on Linux, bytes on macOS
+    maxrss = usage.ru_maxrss // 1024 if sys.platform == "darwin" else usage.ru_maxrss
+    state = _read_state(out) if out else None
+    return Run(mode, trace, wall, maxrss, proc.returncode,
+               chunks.get("out", b"").decode("utf-8", "replace"),
+               chunks.get("err", b"").decode("utf-8", "replace"), bool(timed_out), state)
+
+
+def _read_state(path: str) -> dict | None:
+    """What :mod:`lazify._report_site` wrote at exit; None when it wrote nothing
+    (the process ended with ``os._exit`` or a signal)."""
+    import ast
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    state = {"modules": {}, "deferred": []}
+    for line in lines:
+        key, _, text = line.partition("\t")
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            continue
+        if key == "module":
+            state["modules"][value[0]] = value[1]
+        elif key == "deferred":
+            state["deferred"].append(value)
+        else:
+            state[key] = value
+    return state
+
+
+def collect(argv, *, rounds: int, stdin: bytes | None, cwd=None, timeout=None,
+            mechanism=None, progress=None) -> dict:
+    """Run the command: one warm-up run per mode, then *rounds* interleaved timed
+    rounds and *rounds* interleaved trace rounds (``-X importtime``, the record)."""
+    site = _site_dir()
+    base = dict(os.environ)
+    try:
+        out = os.path.join(site, "state.txt")
+        runs: dict[str, list[Run]] = {"plain": [], "lazy": []}
+        traces: dict[str, list[Run]] = {"plain": [], "lazy": []}
+        steps = [("warm-up", mode, False) for mode in ("plain", "lazy")]
+        for i in range(rounds):
+            order = ("plain", "lazy") if i % 2 == 0 else ("lazy", "plain")
+            steps += [("timed", mode, False) for mode in order]
+        for i in range(rounds):
+            order = ("plain", "lazy") if i % 2 == 0 else ("lazy", "plain")
+            steps += [("trace", mode, True) for mode in order]
+        for n, (kind, mode, trace) in enumerate(steps, 1):
+            if progress is not None:
+                progress(n, len(steps), kind, mode)
+            env = _environment(base, site, mode, trace, out, mechanism)
+            run = run_once(argv, env, stdin, cwd, timeout, mode, trace, out)
+            if kind == "timed":
+                runs[mode].append(run)
+            elif kind == "trace":
+                traces[mode].append(run)
+            elif mode == "lazy" and run.state is not None and run.state.get("error"):
+                # lazify could not be activated: every lazy run would say so
+                runs[mode].append(run)
+                traces[mode].append(run)
+                break
+    finally:
+        shutil.rmtree(site, ignore_errors=True)
+    return {"timed": runs, "trace": traces}
+
+
+# ------------------------------------------------------------------- analysis
+
+
+def _median(values):
+    values = sorted(values)
+    if not values:
+        return None
+    middle = len(values) // 2
+    if len(values) % 2:
+        return values[middle]
+    return (values[middle - 1] + values[middle]) / 2
+
+
+def _figure(values, digits=1):
+    """``{"median", "min", "max", "rounds"}`` of a list of numbers."""
+    if not values:
+        return {"median": None, "min": None, "max": None, "rounds": 0}
+    return {"median": round(_median(values), digits), "min": round(min(values), digits),
+            "max": round(max(values), digits), "rounds": len(values)}
+
+
+def _median_trace(traces: list[Run]) -> Run | None:
+    """The trace run whose total import time is the median one (a real run's tree,
+    not a blend of several)."""
+    usable = [(sum(n["cum_us"] for n in parse_importtime(r.stderr)[0]), i, r)
+              for i, r in enumerate(traces)]
+    if not usable:
+        return None
+    usable.sort(key=lambda item: (item[0], item[1]))
+    return usable[(len(usable) - 1) // 2][2]
+
+
+def _strip(stderr: str) -> str:
+    return "\n".join(parse_importtime(stderr)[1])
+
+
+def compare_outputs(plain: list[Run], lazy: list[Run]) -> dict:
+    """Whether the lazy runs printed what the plain ones did (exit status, stdout,
+    stderr).  A program whose plain runs differ among themselves (a time, a random
+    name) is compared on its exit status alone, and the report says so."""
+    def key(run):
+        return (run.returncode, run.stdout, _strip(run.stderr))
+
+    result = {"same": True, "compared": "output", "differences": []}
+    if not plain or not lazy:
+        return result
+    first = key(plain[0])
+    if any(key(r) != first for r in plain[1:]):
+        result["compared"] = "exit status"
+        for run in lazy:
+            if run.returncode != plain[0].returncode:
+                result["same"] = False
+                result["differences"].append({"what": "exit status",
+                                              "plain": plain[0].returncode,
+                                              "lazy": run.returncode})
+                break
+        return result
+    for run in lazy:
+        got = key(run)
+        if got == first:
+            continue
+        result["same"] = False
+        for what, a, b in zip(("exit status", "stdout", "stderr"), first, got):
+            if a != b:
+                result["differences"].append({"what": what, "plain": a, "lazy": b})
+        break
+    return result
+
+
+def _classify(plain_roots, lazy_roots, lazy_state, excluding, mechanism):
+    """Give every node of both trees its ``status`` (and, for eager imports, the
+    ``reason`` and the statement; for resolved ones the first use); return the
+    eager-imports table and the deferred-imports list."""
+    deferred = [_deferred_entry(e) for e in (lazy_state or {}).get("deferred", ())]
+    deferred = [e for e in deferred if e is not None]
+    files = dict((lazy_state or {}).get("modules", {}))
+    first_use: dict[str, dict] = {}
+    for entry in deferred:
+        if entry["resolved"] is not None:
+            for target in entry["targets"]:
+                first_use.setdefault(target, entry)
+
+    _mark_startup(lazy_roots)
+    plans = _Plans(files, excluding, mechanism)
+    eager_rows = []
+    for node, parent in walk(lazy_roots):
+        if "status" in node:
+            continue
+        importer = parent["name"] if parent is not None else "__main__"
+        site = plans.site_for(importer, node["name"]) if parent is None or \
+            parent.get("status") not in (STARTUP, LAZIFY) else None
+        use = first_use.get(node["name"])
+        if site is not None and site["verdict"] == "eager":
+            node["status"] = EAGER
+            node["reason"] = site["reason"]
+            node["site"] = site
+        elif use is not None:
+            node["status"] = RESOLVED
+            node["first_use"] = use["resolved"]
+            node["site"] = {"file": use["file"], "line": use["line"],
+                            "statement": use["statement"], "module": use["module"]}
+            if site is not None and site.get("used_at_import") is not None:
+                node["reason"] = "used-at-import"
+        else:
+            node["status"] = EAGER
+            if site is not None:
+                # a lazy statement whose import ran at once: used while its module
+                # was imported, or resolved by a namespace read
+                node["site"] = site
+                node["reason"] = "used-at-import" if site.get("used_at_import") \
+                    else "resolved-at-import"
+            else:
+                node["reason"] = plans.why_unknown(importer, parent)
+        if node["status"] == EAGER or node.get("reason") == "used-at-import":
+            eager_rows.append({
+                "module": node["name"], "importer": importer, "cost_us": node["cum_us"],
+                "self_us": node["self_us"], "reason": node.get("reason") or "unknown",
+                "site": node.get("site"),
+            })
+    # plain run: each module as the lazy run imported it, or not at all
+    lazy_status = {node["name"]: node["status"] for node, _parent in walk(lazy_roots)}
+    _mark_startup(plain_roots)
+    for node, _parent in walk(plain_roots):
+        if "status" not in node:
+            node["status"] = lazy_status.get(node["name"], ABSENT)
+    return _group_eager(eager_rows), deferred
+
+
+def _mark_startup(roots):
+    """Mark what was imported before lazify's hook could be in place: the subtree of
+    ``site`` (which imports the report's ``sitecustomize``, which installs lazify in the
+    lazy run) and everything before it; and lazify's own modules."""
+    after_site = False
+    for root in roots:
+        startup = not after_site
+        if root["name"] == "site":
+            after_site = True
+        for node, _parent in walk([root]):
+            if node["name"] == "lazify" or node["name"].startswith("lazify."):
+                node["status"] = LAZIFY
+            elif startup:
+                node["status"] = STARTUP
+
+
+def _deferred_entry(raw) -> dict | None:
+    """One record entry as the report uses it (:func:`lazify._report_record.entries`)."""
+    if not isinstance(raw, dict):
+        return None
+    entry = {k: raw.get(k) for k in ("module", "file", "line", "statement", "name",
+                                       "target", "resolved")}
+    targets = [t for t in raw.get("targets") or [raw.get("target")] if t]
+    entry["targets"] = targets
+    return entry
+
+
+#: what an eager import not explained by a statement of the planner's is put under
+WHY_UNKNOWN = {
+    "top-level": "imported outside any module's own import and not by a deferred import: by "
+                 "the interpreter starting the program (python -m imports the package first), "
+                 "or by a function called after start-up (an import inside a function)",
+    "no-source": "imported by a module with no Python source lazify rewrote (an extension "
+                 "module, a frozen or built-in one, or one the hook leaves alone)",
+    "no-statement": "its importer has no top-level statement importing it: a function called "
+                    "while the importer ran (importlib.import_module, an import inside a "
+                    "function), or an import the importer's own import caused",
+}
+
+#: the words for each group of the eager-imports table (check's reasons come from _reasons)
+EXTRA_REASONS = {
+    "used-at-import": "lazy, but the module read the name while it was being imported "
+                      "(check: used at import): deferring it gained nothing",
+    "resolved-at-import": "lazy, and resolved while its module was imported (a read of the "
+                          "module's namespace, or by the module that imported it)",
+    **WHY_UNKNOWN,
+    "unknown": "no statement found for it",
+}
+
+
+class _Plans:
+    """The planner's verdicts for the modules of a run, planned once each."""
+
+    def __init__(self, files, excluding, mechanism):
+        self.files = files
+        self.excluding = excluding
+        self.mechanism = mechanism or "rewrite"
+        self.cache: dict[str, list | None] = {}
+
+    def _sites(self, module):
+        if module in self.cache:
+            return self.cache[module]
+        path = self.files.get(module)
+        rows = None
+        if path and path.endswith(".py") and os.path.isfile(path):
+            from lazify._cli import _check_file, _rows
+
+            result = _check_file(path, self.excluding, False, self.mechanism)
+            if result["error"] is None:
+                rows = [(site, n) for site, n in _rows(result)]
+        self.cache[module] = rows
+        return rows
+
+    def site_for(self, importer, target):
+        """The statement of *importer* that imports *target*: its first eager one if it
+        has any (that is the one that ran), else its first lazy one."""
+        rows = self._sites(importer)
+        if not rows:
+            return None
+        found = []
+        for site, n in rows:
+            module = n.module
+            if target == module or module.startswith(target + ".") or \
+                    (site.kind == "from" and target == f"{module}.{n.imported}"):
+                found.append((site, n))
+        if not found:
+            return None
+        found.sort(key=lambda sn: sn[1].lazy)
+        site, n = found[0]
+        return {"file": self.files.get(importer), "line": site.span[0],
+                "statement": site.statement, "module": importer,
+                "verdict": "lazy" if n.lazy else "eager",
+                "reason": None if n.reason is None else n.reason.value,
+                "used_at_import": n.used_at_import}
+
+    def why_unknown(self, importer, parent):
+        if parent is None:
+            return "top-level"
+        path = self.files.get(importer)
+        if not path or not path.endswith(".py"):
+            return "no-source"
+        if self._sites(importer) is not None:
+            return "no-statement"
+        return "no-source"
+
+
+def _group_eager(rows):
+    from lazify._reasons import _WORDS
+
+    words = {str(k): v for k, v in _WORDS.items()}
+    words.update(EXTRA_REASONS)
+    groups: dict[str, dict] = {}
+    for row in rows:
+        group = groups.setdefault(row["reason"], {
+            "reason": row["reason"], "words": words.get(row["reason"], row["reason"]),
+            "cost_us": 0, "imports": []})
+        group["cost_us"] += row["cost_us"]
+        group["imports"].append(row)
+    for group in groups.values():
+        group["imports"].sort(key=lambda r: (-r["cost_us"], r["module"]))
+    return sorted(groups.values(), key=lambda g: (-g["cost_us"], g["reason"]))
+
+
+def _count(roots):
+    return sum(1 for _ in walk(roots))
+
+
+def _status_counts(roots):
+    counts: dict[str, int] = {}
+    for node, _parent in walk(roots):
+        counts[node["status"]] = counts.get(node["status"], 0) + 1
+    return counts
+
+
+def analyse(argv, collected: dict, *, rounds: int, excluding=None) -> dict:
+    """The report as plain data (the JSON of ``--format json``)."""
+    timed, traces = collected["timed"], collected["trace"]
+    trace = {mode: _median_trace(traces[mode]) for mode in ("plain", "lazy")}
+    roots = {mode: parse_importtime(trace[mode].stderr)[0] if trace[mode] else []
+             for mode in ("plain", "lazy")}
+    lazy_state = trace["lazy"].state if trace["lazy"] else None
+    if lazy_state is None and timed["lazy"]:
+        lazy_state = timed["lazy"][0].state
+    mechanism = (lazy_state or {}).get("mechanism")
+    eager, deferred = _classify(roots["plain"], roots["lazy"], lazy_state, excluding, mechanism)
+    comparison = compare_outputs(timed["plain"], timed["lazy"])
+    problems = []
+    for mode in ("plain", "lazy"):
+        failed = [r for r in timed[mode] + traces[mode] if r.returncode != 0]
+        if failed:
+            r = failed[0]
+            problems.append(f"the {mode} run exited with status {r.returncode}"
+                            + (" (killed after the timeout)" if r.timed_out else ""))
+    error = (lazy_state or {}).get("error")
+    if error:
+        problems.append(f"lazify was not active in the lazy run: {error}")
+    if not comparison["same"]:
+        what = ", ".join(d["what"] for d in comparison["differences"])
+        problems.append(f"the lazy run printed differently from the plain run ({what})")
+    resolved = [e for e in deferred if e["resolved"] is not None]
+
+    def runs_of(mode):
+        return [{"wall_ms": round(r.wall_s * 1000, 2), "peak_rss_kib": r.maxrss_kib,
+                 "exit": r.returncode} for r in timed[mode]]
+
+    wall = {m: _figure([r.wall_s * 1000 for r in timed[m]]) for m in ("plain", "lazy")}
+    rss = {m: _figure([r.maxrss_kib / 1024 for r in timed[m]]) for m in ("plain", "lazy")}
+    imports = {m: _figure([sum(n["cum_us"] for n in parse_importtime(r.stderr)[0]) / 1000
+                           for r in traces[m]]) for m in ("plain", "lazy")}
+    ratio = None
+    if wall["plain"]["median"] and wall["lazy"]["median"]:
+        ratio = round(wall["plain"]["median"] / wall["lazy"]["median"], 3)
+    summary = {
+        "ok": not problems,
+        "exit_plain": timed["plain"][0].returncode if timed["plain"] else None,
+        "exit_lazy": timed["lazy"][0].returncode if timed["lazy"] else None,
+        "same_output": comparison["same"],
+        "rounds": rounds,
+        "time_plain_ms": wall["plain"]["median"],
+        "time_lazy_ms": wall["lazy"]["median"],
+        "speedup": ratio,
+        "import_time_plain_ms": imports["plain"]["median"],
+        "import_time_lazy_ms": imports["lazy"]["median"],
+        "modules_plain": _count(roots["plain"]),
+        "modules_lazy": _count(roots["lazy"]),
+        "peak_rss_plain_mib": rss["plain"]["median"],
+        "peak_rss_lazy_mib": rss["lazy"]["median"],
+        "deferred": len(deferred),
+        "resolved": len(resolved),
+        "never_needed": len(deferred) - len(resolved),
+        "eager_imports": sum(len(g["imports"]) for g in eager),
+        "eager_cost_ms": round(sum(g["cost_us"] for g in eager) / 1000, 1),
+    }
+    python = (lazy_state or {}).get("python") or \
+        ((trace["plain"].state or {}).get("python") if trace["plain"] else None)
+    return {
+        "lazify_report": FORMAT_VERSION,
+        "command": list(argv),
+        "cwd": os.getcwd(),
+        "python": python,
+        "mechanism": mechanism,
+        "created": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+        "summary": summary,
+        "spread": {"time_ms": wall, "import_time_ms": imports, "peak_rss_mib": rss},
+        "problems": problems,
+        "output": comparison,
+        "runs": {m: {"rounds": runs_of(m), "tree": roots[m], "statuses": _status_counts(roots[m]),
+                     "stderr_tail": _strip(timed[m][0].stderr)[-2000:] if timed[m] else ""}
+                 for m in ("plain", "lazy")},
+        "eager": eager,
+        "deferred": deferred,
+        "notes": _notes(),
+    }
+
+
+def _notes():
+    notes = []
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        notes.append("PYTHONDONTWRITEBYTECODE is set: neither Python nor lazify keep "
+                     "bytecode, so both runs compile every module they import, every time")
+    return notes
+
+
+# ---------------------------------------------------------------------- command
+
+
+def cmd_report(args) -> int:
+    """``lazify report [-o FILE] [--format html|json] [--rounds N] -- CMD ARGS...``"""
+    import json
+
+    argv = list(args.cmd)
+    if argv and argv[0] == "--":
+        argv = argv[1:]
+    if not argv:
+        print("lazify report: no command given (lazify report -- CMD ARGS...)", file=sys.stderr)
+        return EXIT_USAGE
+    if args.rounds < 1:
+        print("lazify report: --rounds must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
+    resolved = shutil.which(argv[0])
+    if resolved is None:
+        print(f"lazify report: command not found: {argv[0]}", file=sys.stderr)
+        return EXIT_USAGE
+    stdin = None
+    if not sys.stdin.isatty() if sys.stdin is not None else False:
+        try:
+            stdin = sys.stdin.buffer.read() or None
+        except (OSError, ValueError):
+            stdin = None
+    output = args.output
+    if output is None:
+        output = "-" if args.format == "json" else "lazify-report.html"
+    excluding = _excluding()
+    progress = _progress if sys.stderr is not None and sys.stderr.isatty() else None
+    try:
+        collected = collect(argv, rounds=args.rounds, stdin=stdin, timeout=args.timeout,
+                            mechanism=args.mechanism, progress=progress)
+    except UsageError as exc:
+        if progress:
+            sys.stderr.write("\n")
+        print(f"lazify report: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if progress:
+        sys.stderr.write("\r\x1b[K")
+    report = analyse(argv, collected, rounds=args.rounds, excluding=excluding)
+    if args.format == "json":
+        text = json.dumps(report, indent=1) + "\n"
+    else:
+        from lazify._report_html import render
+
+        text = render(report)
+    try:
+        if output == "-":
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        else:
+            with open(output, "w", encoding="utf-8") as f:
+                f.write(text)
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError as exc:
+        print(f"lazify report: cannot write {output}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    _print_summary(report, output, sys.stderr)
+    return EXIT_OK if report["summary"]["ok"] else EXIT_DIFFERS
+
+
+def _excluding():
+    from lazify._config import load_config
+
+    try:
+        config = load_config()
+    except Exception:
+        return None
+    return config.excluding or None
+
+
+def _progress(n, total, kind, mode):
+    sys.stderr.write(f"\r\x1b[Klazify report: run {n}/{total} ({kind}, {mode})")
+    sys.stderr.flush()
+
+
+def _print_summary(report, output, out):
+    s = report["summary"]
+    lines = []
+    if s["time_plain_ms"] is not None and s["time_lazy_ms"] is not None:
+        lines.append(f"start-up {s['time_plain_ms']} ms plain, {s['time_lazy_ms']} ms lazy "
+                     f"({s['speedup']}x); modules {s['modules_plain']} -> {s['modules_lazy']}; "
+                     f"peak RSS {s['peak_rss_plain_mib']} -> {s['peak_rss_lazy_mib']} MiB")
+    for problem in report["problems"]:
+        lines.append(f"problem: {problem}")
+    if output != "-":
+        lines.append(f"report written to {output}")
+    for line in lines:
+        out.write(f"lazify report: {line}\n")

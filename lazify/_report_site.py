@@ -1,0 +1,126 @@
+"""``lazify report``'s ``sitecustomize``: copied into a temporary directory that the
+report puts first on ``PYTHONPATH`` for every run of the command, plain and lazy, so that
+both runs start the same way.  Never imported as ``lazify._report_site``.
+
+It undoes what the report changed in the environment (``PYTHONPATH``,
+``PYTHONPROFILEIMPORTTIME`` and its own variables), so that the program and the processes
+it starts see the environment they would see without the report; runs the
+``sitecustomize`` it hides (Debian's and Ubuntu's Pythons ship one); in the lazy run
+installs lazify as an application's ``sitecustomize`` would (``lazify.install()``, which
+reads ``[tool.lazify]``); and, when asked, writes at exit what only the process knows:
+``sys.modules`` with each module's file, and the runtime's record of deferred imports.
+
+It imports nothing the interpreter has not imported already (``os``, ``sys``, and
+``atexit``, a built-in module): the module lists of both runs are the program's.
+"""
+
+import os
+import sys
+
+_PREFIX = "LAZIFY_REPORT_"
+
+
+def _restore_environment(env):
+    """Give back every variable the report set: ``LAZIFY_REPORT_WAS_<NAME>`` holds
+    ``=value`` when NAME was set before, ``-`` when it was not."""
+    for key in [k for k in env if k.startswith(_PREFIX + "WAS_")]:
+        name = key[len(_PREFIX + "WAS_"):]
+        was = env.pop(key)
+        if was.startswith("="):
+            env[name] = was[1:]
+        else:
+            env.pop(name, None)
+    return {k[len(_PREFIX):]: env.pop(k) for k in [k for k in env if k.startswith(_PREFIX)]}
+
+
+def _chain(ours):
+    """Import the ``sitecustomize`` this one hides, as ``site`` would have."""
+    sys.modules.pop("sitecustomize", None)
+    try:
+        import sitecustomize  # noqa: F401  (the next one on sys.path)
+    except ImportError as exc:
+        if exc.name != "sitecustomize":
+            raise
+        sys.modules["sitecustomize"] = ours
+
+
+def _install(settings):
+    home = settings.get("HOME")
+    try:
+        try:
+            import lazify
+        except ImportError:
+            if not home:
+                raise
+            sys.path.insert(0, home)
+            try:
+                import lazify
+            finally:
+                sys.path.remove(home)
+        lazify.install(mechanism=settings.get("MECHANISM") or None)
+        from lazify import _mode
+
+        mechanism = _mode._settings.mechanism
+    except Exception as exc:
+        message = f"{type(exc).__name__}: {exc}"
+        sys.stderr.write(f"lazify report: lazify not active in this run: {message}\n")
+        return None, message
+    if settings.get("RECORD"):
+        try:
+            _record_on()
+        except Exception as exc:
+            sys.stderr.write(f"lazify report: no record of deferred imports: "
+                             f"{type(exc).__name__}: {exc}\n")
+    return mechanism, None
+
+
+def _record_on():
+    from lazify import _report_record
+
+    _report_record.enable()
+
+
+def _dump(path, mode, mechanism, error):
+    """Write ``key<TAB>repr`` lines (read back with ``ast.literal_eval``): no module is
+    imported for this, at exit, where ``-X importtime`` would list it."""
+    lines = [
+        f"mode\t{mode!r}",
+        f"python\t{sys.version.split()[0]!r}",
+        f"executable\t{sys.executable!r}",
+        f"mechanism\t{mechanism!r}",
+        f"error\t{error!r}",
+    ]
+    for name, module in list(sys.modules.items()):
+        lines.append(f"module\t{(name, getattr(module, '__file__', None))!r}")
+    record = sys.modules.get("lazify._report_record")
+    if record is not None:
+        for entry in record.entries():
+            lines.append(f"deferred\t{entry!r}")
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+    except (OSError, ValueError):
+        pass
+
+
+def _main():
+    ours = sys.modules.get("sitecustomize")
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
+    settings = _restore_environment(os.environ)
+    try:
+        _chain(ours)
+    finally:
+        mode = settings.get("MODE")
+        mechanism = error = None
+        if mode == "lazy":
+            mechanism, error = _install(settings)
+        out = settings.get("OUT")
+        if out:
+            import atexit
+
+            atexit.register(_dump, out, mode, mechanism, error)
+
+
+_main()
+del _main
