@@ -511,8 +511,18 @@ def _group_eager(rows):
     return sorted(groups.values(), key=lambda g: (-g["cost_us"], g["reason"]))
 
 
-def _count(roots):
-    return sum(1 for _ in walk(roots))
+def _count(roots, state) -> int:
+    """Modules a run imported: the names in its tree (failed imports such as ``nt`` on
+    POSIX are listed by ``-X importtime`` too) that were in ``sys.modules`` at exit, when
+    the process said (else every name)."""
+    modules = (state or {}).get("modules")
+    seen = set()
+    for node, _parent in walk(roots):
+        if modules and node["name"] not in modules:
+            node["failed"] = True
+            continue
+        seen.add(node["name"])
+    return len(seen)
 
 
 def _status_counts(roots):
@@ -571,8 +581,8 @@ def analyse(argv, collected: dict, *, rounds: int, excluding=None) -> dict:
         "speedup": ratio,
         "import_time_plain_ms": imports["plain"]["median"],
         "import_time_lazy_ms": imports["lazy"]["median"],
-        "modules_plain": _count(roots["plain"]),
-        "modules_lazy": _count(roots["lazy"]),
+        "modules_plain": _count(roots["plain"], trace["plain"].state if trace["plain"] else None),
+        "modules_lazy": _count(roots["lazy"], lazy_state),
         "peak_rss_plain_mib": rss["plain"]["median"],
         "peak_rss_lazy_mib": rss["lazy"]["median"],
         "deferred": len(deferred),
@@ -595,6 +605,7 @@ def analyse(argv, collected: dict, *, rounds: int, excluding=None) -> dict:
         "problems": problems,
         "output": comparison,
         "runs": {m: {"rounds": runs_of(m), "tree": roots[m], "statuses": _status_counts(roots[m]),
+                     "stdout_tail": timed[m][0].stdout[-2000:] if timed[m] else "",
                      "stderr_tail": _strip(timed[m][0].stderr)[-2000:] if timed[m] else ""}
                  for m in ("plain", "lazy")},
         "eager": eager,
@@ -631,12 +642,7 @@ def cmd_report(args) -> int:
     if resolved is None:
         print(f"lazify report: command not found: {argv[0]}", file=sys.stderr)
         return EXIT_USAGE
-    stdin = None
-    if not sys.stdin.isatty() if sys.stdin is not None else False:
-        try:
-            stdin = sys.stdin.buffer.read() or None
-        except (OSError, ValueError):
-            stdin = None
+    stdin = _stdin_bytes()
     output = args.output
     if output is None:
         output = "-" if args.format == "json" else "lazify-report.html"
@@ -674,6 +680,17 @@ def cmd_report(args) -> int:
         return EXIT_USAGE
     _print_summary(report, output, sys.stderr)
     return EXIT_OK if report["summary"]["ok"] else EXIT_DIFFERS
+
+
+def _stdin_bytes() -> bytes | None:
+    """What every run gets on its standard input: ours, read once, unless it is a
+    terminal (then none: a report runs unattended)."""
+    try:
+        if sys.stdin is None or sys.stdin.isatty():
+            return None
+        return sys.stdin.buffer.read() or None
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def _excluding():

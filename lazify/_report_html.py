@@ -347,6 +347,7 @@ window.addEventListener("error", function (event) {
 
   function describe(node) {
     var lines = [node.name, "cumulative " + ms(node.cum_us) + ", own " + ms(node.self_us)];
+    if (node.failed) lines.push("not in sys.modules at exit: a failed import (ImportError caught)");
     var status = statuses[node.status];
     if (status) lines.push(status.words);
     if (node.reason) lines.push("reason: " + node.reason + (data.reasons[node.reason] ? " (" + data.reasons[node.reason] + ")" : ""));
