@@ -5,7 +5,9 @@ Every figure comes from the runs themselves:
 
 - times: the wall-clock time of each run (timed rounds, nothing else switched on), and
   ``-X importtime`` (``PYTHONPROFILEIMPORTTIME``) for the tree of imports (trace rounds);
-- memory: the peak resident set size the kernel reports for the child (``os.wait4``);
+- memory: the peak resident set size of the Python process, from the kernel
+  (``VmHWM`` in ``/proc/self/status``, read at exit; ``wait4``'s ``ru_maxrss`` where
+  there is no ``/proc``);
 - what was deferred and what first used it: the runtime's record (:mod:`lazify._report_record`),
   switched on in the lazy trace runs only;
 - why an import stayed eager: the planner, as ``lazify check`` reports it, for the
@@ -133,15 +135,17 @@ def _environment(base: dict, site: str, mode: str, trace: bool, out: str | None,
         env["LAZIFY_REPORT_MECHANISM"] = mechanism
     if out:
         env["LAZIFY_REPORT_OUT"] = out
-        if trace and mode == "lazy":
+        if not trace:
+            env["LAZIFY_REPORT_LIGHT"] = "1"
+        elif mode == "lazy":
             env["LAZIFY_REPORT_RECORD"] = "1"
     return env
 
 
 def run_once(argv, env, stdin: bytes | None, cwd, timeout: float | None,
              mode: str, trace: bool, out: str | None) -> Run:
-    """Run *argv* once; its wall time, its peak RSS from the kernel (``wait4``: this
-    child's and its waited-for descendants', not the report's), its output."""
+    """Run *argv* once; its wall time, its peak RSS (``VmHWM`` the process read from
+    ``/proc`` at exit; else the kernel's ``ru_maxrss`` from ``wait4``), its output."""
     if out and os.path.exists(out):
         os.unlink(out)
     started = time.perf_counter()
@@ -190,9 +194,12 @@ def run_once(argv, env, stdin: bytes | None, cwd, timeout: float | None,
     proc.returncode = os.waitstatus_to_exitcode(status)
     for t in threads:
         t.join()
-    # ru_maxrss: KiB on Linux, bytes on macOS
-    maxrss = usage.ru_maxrss // 1024 if sys.platform == "darwin" else usage.ru_maxrss
     state = _read_state(out) if out else None
+    maxrss = (state or {}).get("peak_rss_kib")
+    if maxrss is None:
+        # no /proc: the kernel's figure, which counts what the child shared with this
+        # process before it ran the command (ru_maxrss: KiB on Linux, bytes on macOS)
+        maxrss = usage.ru_maxrss // 1024 if sys.platform == "darwin" else usage.ru_maxrss
     return Run(mode, trace, wall, maxrss, proc.returncode,
                chunks.get("out", b"").decode("utf-8", "replace"),
                chunks.get("err", b"").decode("utf-8", "replace"), bool(timed_out), state)
@@ -551,6 +558,11 @@ def analyse(argv, collected: dict, *, rounds: int, excluding=None) -> dict:
             r = failed[0]
             problems.append(f"the {mode} run exited with status {r.returncode}"
                             + (" (killed after the timeout)" if r.timed_out else ""))
+    for mode in ("plain", "lazy"):
+        if traces[mode] and not roots[mode]:
+            problems.append(f"the {mode} run printed no -X importtime lines: is the command "
+                            "a Python program, run by a Python that honours "
+                            "PYTHONPROFILEIMPORTTIME?")
     error = (lazy_state or {}).get("error")
     if error:
         problems.append(f"lazify was not active in the lazy run: {error}")

@@ -420,8 +420,8 @@ window.addEventListener("error", function (event) {
     // the time axis: total of the run, at the bottom
     var end = this.px(this.tree.total);
     ctx.fillStyle = "#5c6575";
-    ctx.fillText(this.mode + ": " + ms(this.tree.total) + " of imports, " + nodes.length + " modules",
-                 4, this.height - 9);
+    ctx.fillText(this.mode + ": " + ms(this.tree.total) + " of imports, " +
+                 data.summary["modules_" + this.mode] + " modules", 4, this.height - 9);
     if (end > 0 && end < this.width) { ctx.fillRect(end, this.height - 20, 1, 20); }
     this.matched = matched;
     return shown;

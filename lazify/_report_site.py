@@ -80,10 +80,34 @@ def _record_on():
     _report_record.enable()
 
 
-def _dump(path, mode, mechanism, error):
+def _peak_rss_kib():
+    """The process's peak resident set size, ``VmHWM`` of ``/proc/self/status`` (Linux):
+    that of this program alone.  (The kernel's ``ru_maxrss`` of a child also counts the
+    pages it shared with its parent between fork and exec: the report's own size.)"""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _dump(path, mode, mechanism, error, light):
     """Write ``key<TAB>repr`` lines (read back with ``ast.literal_eval``): no module is
-    imported for this, at exit, where ``-X importtime`` would list it."""
+    imported for this, at exit, where ``-X importtime`` would list it.  *light*: the
+    peak RSS alone (the timed runs)."""
+    if light:
+        lines = [f"peak_rss_kib\t{_peak_rss_kib()!r}"]
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("\n".join(lines) + "\n")
+        except (OSError, ValueError):
+            pass
+        return
     lines = [
+        f"peak_rss_kib\t{_peak_rss_kib()!r}",
         f"mode\t{mode!r}",
         f"python\t{sys.version.split()[0]!r}",
         f"executable\t{sys.executable!r}",
@@ -119,7 +143,7 @@ def _main():
         if out:
             import atexit
 
-            atexit.register(_dump, out, mode, mechanism, error)
+            atexit.register(_dump, out, mode, mechanism, error, bool(settings.get("LIGHT")))
 
 
 _main()
