@@ -350,7 +350,9 @@ def _classify(plain_roots, lazy_roots, lazy_state, excluding, mechanism):
                 first_use.setdefault(target, entry)
 
     _mark_startup(lazy_roots)
-    plans = _Plans(files, excluding, mechanism)
+    plans = _Plans(files, excluding, mechanism, lazy_state)
+    plans.prepare({"__main__"} | {parent["name"] for node, parent in walk(lazy_roots)
+                                  if parent is not None and "status" not in node})
     eager_rows = []
     for node, parent in walk(lazy_roots):
         if "status" in node:
@@ -446,59 +448,93 @@ EXTRA_REASONS = {
 
 
 class _Plans:
-    """The planner's verdicts for the modules of a run, planned once each."""
+    """The planner's verdicts for the modules of a run, as ``lazify check`` gives them.
 
-    def __init__(self, files, excluding, mechanism):
+    Planned by the command's own interpreter when it is another Python version than
+    this one (its standard library may use syntax this one cannot parse: 3.15's ``lazy
+    import``), in one child process for all the modules; here otherwise.
+    """
+
+    def __init__(self, files, excluding, mechanism, state):
         self.files = files
-        self.excluding = excluding
+        self.excluding = sorted(excluding or ())
         self.mechanism = mechanism or "rewrite"
-        self.cache: dict[str, list | None] = {}
+        self.state = state or {}
+        self.rows: dict[str, list | None] = {}
 
-    def _sites(self, module):
-        if module in self.cache:
-            return self.cache[module]
-        path = self.files.get(module)
-        rows = None
-        if path and path.endswith(".py") and os.path.isfile(path):
-            from lazify._cli import _check_file, _rows
-
-            result = _check_file(path, self.excluding, False, self.mechanism)
-            if result["error"] is None:
-                rows = [(site, n) for site, n in _rows(result)]
-        self.cache[module] = rows
-        return rows
+    def prepare(self, modules):
+        wanted = {m: self.files[m] for m in modules
+                  if m not in self.rows and isinstance(self.files.get(m), str)
+                  and self.files[m].endswith(".py")}
+        version = self.state.get("python") or ""
+        executable = self.state.get("executable")
+        ours = "%d.%d." % sys.version_info[:2]
+        if wanted and executable and not (version + ".").startswith(ours):
+            self.rows.update(_plan_elsewhere(executable, wanted, self.excluding, self.mechanism))
+        else:
+            self.rows.update(plan_rows(wanted, self.excluding, self.mechanism))
 
     def site_for(self, importer, target):
         """The statement of *importer* that imports *target*: its first eager one if it
         has any (that is the one that ran), else its first lazy one."""
-        rows = self._sites(importer)
+        rows = self.rows.get(importer)
         if not rows:
             return None
-        found = []
-        for site, n in rows:
-            module = n.module
-            if target == module or module.startswith(target + ".") or \
-                    (site.kind == "from" and target == f"{module}.{n.imported}"):
-                found.append((site, n))
+        found = [row for row in rows
+                 if target == row["module"] or row["module"].startswith(target + ".")
+                 or (row["kind"] == "from" and target == f"{row['module']}.{row['imported']}")]
         if not found:
             return None
-        found.sort(key=lambda sn: sn[1].lazy)
-        site, n = found[0]
-        return {"file": self.files.get(importer), "line": site.span[0],
-                "statement": site.statement, "module": importer,
-                "verdict": "lazy" if n.lazy else "eager",
-                "reason": None if n.reason is None else n.reason.value,
-                "used_at_import": n.used_at_import}
+        found.sort(key=lambda row: row["lazy"])
+        row = found[0]
+        return {"file": self.files.get(importer), "line": row["line"],
+                "statement": row["statement"], "module": importer,
+                "verdict": "lazy" if row["lazy"] else "eager", "reason": row["reason"],
+                "used_at_import": row["used_at_import"]}
 
     def why_unknown(self, importer, parent):
         if parent is None:
             return "top-level"
-        path = self.files.get(importer)
-        if not path or not path.endswith(".py"):
-            return "no-source"
-        if self._sites(importer) is not None:
+        if self.rows.get(importer) is not None:
             return "no-statement"
         return "no-source"
+
+
+def plan_rows(files: dict, excluding, mechanism) -> dict:
+    """``{module: [row, ...] or None}``: every name each file's import statements bind,
+    with check's verdict (None for a file that could not be planned)."""
+    from lazify._cli import _check_file, _rows
+
+    out = {}
+    for module, path in files.items():
+        rows = None
+        if os.path.isfile(path):
+            result = _check_file(path, excluding, False, mechanism)
+            if result["error"] is None:
+                rows = [{"kind": site.kind, "line": site.span[0], "statement": site.statement,
+                         "module": n.module, "imported": n.imported, "lazy": n.lazy,
+                         "reason": None if n.reason is None else n.reason.value,
+                         "used_at_import": n.used_at_import}
+                        for site, n in _rows(result)]
+        out[module] = rows
+    return out
+
+
+def _plan_elsewhere(executable, files, excluding, mechanism) -> dict:
+    """:func:`plan_rows` run by *executable* (with this lazify)."""
+    import json
+
+    home = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([home] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    code = ("import json, sys; from lazify._report import plan_rows; "
+            "a = json.load(sys.stdin); json.dump(plan_rows(a[0], a[1], a[2]), sys.stdout)")
+    try:
+        proc = subprocess.run([executable, "-c", code], input=json.dumps([files, excluding, mechanism]),
+                              capture_output=True, text=True, env=env, timeout=600)
+        return json.loads(proc.stdout)
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return {module: None for module in files}
 
 
 def _group_eager(rows):
@@ -556,8 +592,12 @@ def analyse(argv, collected: dict, *, rounds: int, excluding=None) -> dict:
         failed = [r for r in timed[mode] + traces[mode] if r.returncode != 0]
         if failed:
             r = failed[0]
-            problems.append(f"the {mode} run exited with status {r.returncode}"
-                            + (" (killed after the timeout)" if r.timed_out else ""))
+            if r.timed_out:
+                problems.append(f"the {mode} run was killed after the timeout")
+            elif r.returncode < 0:
+                problems.append(f"the {mode} run was killed by signal {-r.returncode}")
+            else:
+                problems.append(f"the {mode} run exited with status {r.returncode}")
     for mode in ("plain", "lazy"):
         if traces[mode] and not roots[mode]:
             problems.append(f"the {mode} run printed no -X importtime lines: is the command "
@@ -668,6 +708,9 @@ def cmd_report(args) -> int:
             sys.stderr.write("\n")
         print(f"lazify report: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("\nlazify report: interrupted", file=sys.stderr)
+        return 130
     if progress:
         sys.stderr.write("\r\x1b[K")
     report = analyse(argv, collected, rounds=args.rounds, excluding=excluding)

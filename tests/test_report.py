@@ -389,3 +389,55 @@ def test_importtime_lists_a_deferred_submodule_import(tmp_path):
         proc = run_python(["-X", "importtime", *args], cwd=tmp_path, check=True)
         assert proc.stdout == "1\n"
         assert "app.mod" in names(_report.parse_importtime(proc.stderr)[0]), args
+
+
+SID_315 = "/opt/sid-python/3.15/bin/python3.15"
+
+
+@pytest.mark.skipif(not os.path.exists(SID_315) or sys.version_info[:2] == (3, 15),
+                    reason="needs a Python 3.15 beside the one running the tests")
+def test_a_command_on_another_python_is_planned_by_that_python(tmp_path):
+    """The command's interpreter plans its modules: 3.15 syntax (``lazy import``) is
+    no SyntaxError for a report run by an older Python."""
+    write(tmp_path, "app/__init__.py", "")
+    write(tmp_path, "app/__main__.py", """\
+        from app import mod
+        print(mod.VALUE)
+    """)
+    write(tmp_path, "app/mod.py", """\
+        lazy import decimal
+        try:
+            import json
+        except ImportError:
+            json = None
+        VALUE = 1
+    """)
+    proc, data = report(["--", SID_315, "-m", "app"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert data["python"].startswith("3.15")
+    groups = {g["reason"]: g for g in data["eager"]}
+    (row,) = [r for r in groups["try"]["imports"] if r["module"] == "json"]
+    assert row["site"]["statement"] == "import json" and row["site"]["line"] == 3
+
+
+def test_a_killed_command_is_reported(tmp_path):
+    write(tmp_path, "killed.py", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    proc, data = report(["--", sys.executable, "killed.py"], cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "the plain run was killed by signal 9" in data["problems"]
+
+
+def test_peak_memory_is_the_programs(tmp_path):
+    write(tmp_path, "big.py", "block = bytearray(96 << 20)\n")
+    write(tmp_path, "small.py", "pass\n")
+    _proc, big = report(["--", sys.executable, "big.py"], cwd=tmp_path)
+    # the report's own size is not the program's (fork then exec: the kernel's
+    # ru_maxrss of the child counts the parent's pages it had before exec)
+    proc = run_python(["-c", "ballast = b'x' * (128 << 20)\n"
+                             "from lazify._cli import main\n"
+                             "raise SystemExit(main(['report', '--format', 'json', '--rounds', '1',"
+                             f" '--', {sys.executable!r}, 'small.py']))"], cwd=tmp_path, timeout=300)
+    small = json.loads(proc.stdout)
+    for mode in ("plain", "lazy"):
+        assert big["summary"][f"peak_rss_{mode}_mib"] > 96
+        assert small["summary"][f"peak_rss_{mode}_mib"] < 60
