@@ -69,7 +69,8 @@ def _headline(report) -> str:
     speedup = s["speedup"]
     verdict = ""
     if speedup:
-        verdict = (f'<div class="ratio"><span class="num" data-key="speedup">{_e(speedup)}</span>&times; '
+        verdict = (f'<div class="ratio{"" if speedup >= 1 else " slower"}"><span class="num" '
+                   f'data-key="speedup">{_e(speedup)}</span>&times; '
                    f'{"faster" if speedup >= 1 else "(slower)"} with lazify</div>')
     cards = [
         ("Start-up time", "ms",
@@ -102,12 +103,16 @@ def _headline(report) -> str:
     return '<section class="headline">' + "".join(parts) + "</section>"
 
 
+def _plural(count, word) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 def _status(report) -> str:
     s = report["summary"]
     if s["ok"]:
         return (f'<div class="status ok" data-ok="1">Both runs exited with status '
                 f'{_e(s["exit_plain"])} and printed the same ({_e(report["output"]["compared"])} '
-                f'compared over {_e(s["rounds"])} rounds each).</div>')
+                f'compared over {_e(_plural(s["rounds"], "round"))} each).</div>')
     items = "".join(f"<li>{_e(p)}</li>" for p in report["problems"])
     return f'<div class="status bad" data-ok="0"><strong>Problems</strong><ul>{items}</ul></div>'
 
@@ -206,7 +211,7 @@ def render(report: dict) -> str:
         title=_e(f"lazify report: {command}"),
         command=_e(command),
         meta=_e(f"Python {report.get('python') or '?'} · mechanism {report.get('mechanism') or '?'} "
-                f"· {report['summary']['rounds']} rounds per run · {report['created']} "
+                f"· {_plural(report['summary']['rounds'], 'round')} per run · {report['created']} "
                 f"· in {report['cwd']}"),
         status=_status(report),
         notes=notes,
@@ -243,6 +248,7 @@ code, pre, .where { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consol
 .card .num { font-weight: 700; font-size: 18px; }
 .card .ratio { margin-top: 4px; font-size: 14px; }
 .card .ratio .num { font-size: 16px; color: #1f7a43; }
+.card .ratio.slower .num { color: #b3261e; }
 .legend { display: flex; flex-wrap: wrap; gap: 6px 16px; margin: 6px 0; color: var(--muted); font-size: 12.5px; }
 .key i { display: inline-block; width: 12px; height: 12px; border-radius: 2px; margin-right: 5px; vertical-align: -1px; }
 .controls { display: flex; gap: 10px; align-items: center; margin: 8px 0; flex-wrap: wrap; }
