@@ -55,6 +55,8 @@ _FREE_CLASSES = 16
 #: keeps a name pending for good would stay slow)
 _CLASS_CHANGES_KEPT = 400
 _NO_DICT = {}
+#: lazify report's record of deferred imports (lazify._report_record), or None: off
+_record = None
 
 
 def _absolute(module, level, package):
@@ -813,6 +815,8 @@ class _ModuleState(_PackageSubmodules):
         pending[bound] = entry
         entry.state = self
         entry.name = bound
+        if _record is not None and existing is None:
+            _record.deferred(self, entry)
         setattr(self.cls or self.own_class(), bound, entry)
         self.cls_changes += 1
         if not self.installed:
@@ -897,6 +901,8 @@ class _ModuleState(_PackageSubmodules):
         else:
             value = current   # bound while the import ran (a circular import
             #                   or the user): keep that value
+        if _record is not None:
+            _record.resolved(self, entry)
         self._unpend(name, entry)
         return value
 

@@ -418,9 +418,8 @@ def _deferred_entry(raw) -> dict | None:
     if not isinstance(raw, dict):
         return None
     entry = {k: raw.get(k) for k in ("module", "file", "line", "statement", "name",
-                                       "target", "resolved")}
-    targets = [t for t in raw.get("targets") or [raw.get("target")] if t]
-    entry["targets"] = targets
+                                       "resolved")}
+    entry["targets"] = [t for t in raw.get("targets") or () if isinstance(t, str)]
     return entry
 
 

@@ -111,6 +111,26 @@ def test_heavyapp(tmp_path):
     assert row["cost_us"] == lazy["sqlite3"]["cum_us"] > 0
     costs = [g["cost_us"] for g in data["eager"]]
     assert costs == sorted(costs, reverse=True)
+    # the record: what was deferred, what first used it, what nothing needed (the
+    # rewrite's runtime keeps it; under the native mechanism the interpreter defers)
+    if data["mechanism"] != "rewrite":
+        assert data["deferred"] == []
+        return
+    deferred = {d["statement"]: d for d in data["deferred"] if d["module"] == "heavyapp.cli"}
+    cli = os.path.join(EXAMPLES, "heavyapp", "cli.py")
+    assert deferred["import argparse"]["file"] == cli and deferred["import argparse"]["line"] == 3
+    use = deferred["import argparse"]["resolved"]
+    assert use["file"] == cli and use["function"] == "build_parser"
+    with open(cli, encoding="utf-8") as f:
+        assert "argparse." in f.read().splitlines()[use["line"] - 1]
+    assert deferred["from .commands import dbstats"]["resolved"]["function"] == "main"
+    for unused in ("headers", "mail", "serve", "total", "xmlfmt"):
+        assert deferred[f"from .commands import {unused}"]["resolved"] is None
+    assert s["deferred"] == len(data["deferred"])
+    assert s["resolved"] + s["never_needed"] == s["deferred"] and s["never_needed"] >= 5
+    assert lazy["argparse"]["status"] == "resolved"
+    assert lazy["argparse"]["first_use"] == use
+    assert plain["argparse"]["status"] == "resolved"
 
 
 def test_eager_reason_from_check(tmp_path):
@@ -356,7 +376,8 @@ def test_screenshot_is_not_blank(heavyapp_report, tmp_path):
     background = max(counts.values())
     assert total - background > total // 10
     # the icicles are drawn: boxes of eager, not-imported and start-up imports
-    for status in ("eager", "not-imported", "startup"):
+    for status in ("eager", "not-imported", "startup") + \
+            (("resolved",) if _data["mechanism"] == "rewrite" else ()):
         colour = _report_html.STATUSES[status][1]
         assert _browser.near(counts, colour) > 500, status
 
