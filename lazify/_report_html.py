@@ -40,17 +40,32 @@ def _ms(us) -> str:
     return f"{us / 1000:.1f}"
 
 
+def _short(path) -> str:
+    """A file's path as the tables show it: from ``site-packages/`` or the standard
+    library's ``pythonX.Y/`` on (the tooltips and the JSON have it whole)."""
+    if not path:
+        return "?"
+    text = str(path).replace("\\", "/")
+    for marker in ("/site-packages/", "/dist-packages/"):
+        if marker in text:
+            return "\u2026" + marker + text.rsplit(marker, 1)[1]
+    head, sep, tail = text.rpartition("/lib/python")
+    if sep and "/" in tail:
+        return "\u2026/" + tail.split("/", 1)[1]
+    return text
+
+
 def _where(site) -> str:
     if not site:
         return ""
-    file = site.get("file") or site.get("module") or "?"
+    file = _short(site.get("file")) if site.get("file") else site.get("module") or "?"
     return f"{file}:{site.get('line')}"
 
 
 def _first_use(use) -> str:
     if not use:
         return ""
-    text = f"{use.get('file') or '?'}:{use.get('line')}"
+    text = f"{_short(use.get('file'))}:{use.get('line')}"
     if use.get("function"):
         text += f" in {use['function']}"
     return text
@@ -146,7 +161,8 @@ def _eager_table(report) -> str:
             site = row.get("site") or {}
             rows.append(f'<tr><td class="r">{_ms(row["cost_us"])}</td><td><code>{_e(row["module"])}</code></td>'
                         f'<td><code>{_e(site.get("statement", ""))}</code></td>'
-                        f'<td class="where">{_e(_where(site) or row["importer"])}</td></tr>')
+                        f'<td class="where" title="{_e(site.get("file"))}">'
+                        f'{_e(_where(site) or row["importer"])}</td></tr>')
         more = len(g["imports"]) - MAX_ROWS
         if more > 0:
             rows.append(f'<tr><td></td><td colspan="3">and {more} more (all in the JSON)</td></tr>')
@@ -169,26 +185,31 @@ def _deferred_tables(report) -> str:
         return "".join(parts)
     resolved = [d for d in deferred if d.get("resolved")]
     never = [d for d in deferred if not d.get("resolved")]
-    parts.append(f'<h3>Resolved at their first use ({s["resolved"]})</h3>')
+    parts.append(f'<details{" open" if len(resolved) <= 40 else ""}><summary><strong>Resolved '
+                 f'at their first use ({s["resolved"]})</strong>: the statement, and the line '
+                 f'that first used its name</summary>')
     if resolved:
-        rows = [f'<tr><td><code>{_e(d.get("statement"))}</code></td><td class="where">'
-                f'{_e(d.get("file"))}:{_e(d.get("line"))}</td><td class="where">'
+        rows = [f'<tr><td><code>{_e(d.get("statement"))}</code></td><td class="where" '
+                f'title="{_e(d.get("file"))}">{_e(_short(d.get("file")))}:{_e(d.get("line"))}</td>'
+                f'<td class="where" title="{_e((d["resolved"] or {}).get("file"))}">'
                 f'{_e(_first_use(d["resolved"]))}</td></tr>' for d in resolved[:MAX_ROWS]]
         if len(resolved) > MAX_ROWS:
             rows.append(f'<tr><td colspan="3">and {len(resolved) - MAX_ROWS} more</td></tr>')
         parts.append('<table><thead><tr><th>statement</th><th>written at</th><th>first used at</th>'
                      f'</tr></thead><tbody>{"".join(rows)}</tbody></table>')
-    parts.append(f'<h3>Never needed ({s["never_needed"]})</h3><p>Deferred, and never used '
-                 "by this run: the import's cost is saved. Worth a look: dead code, or a side "
-                 "effect this run never needed.</p>")
+    parts.append(f'</details><details{" open" if len(never) <= 40 else ""}><summary><strong>'
+                 f'Never needed ({s["never_needed"]})</strong>: deferred, and never used by this '
+                 "run, so its cost is saved. Worth a look: dead code, or a side effect this run "
+                 "did not need</summary>")
     if never:
-        rows = [f'<tr><td><code>{_e(d.get("statement"))}</code></td><td class="where">'
-                f'{_e(d.get("file"))}:{_e(d.get("line"))}</td></tr>' for d in never[:MAX_ROWS]]
+        rows = [f'<tr><td><code>{_e(d.get("statement"))}</code></td><td class="where" '
+                f'title="{_e(d.get("file"))}">{_e(_short(d.get("file")))}:{_e(d.get("line"))}</td>'
+                f'</tr>' for d in never[:MAX_ROWS]]
         if len(never) > MAX_ROWS:
             rows.append(f'<tr><td colspan="2">and {len(never) - MAX_ROWS} more</td></tr>')
         parts.append('<table><thead><tr><th>statement</th><th>written at</th></tr></thead>'
                      f'<tbody>{"".join(rows)}</tbody></table>')
-    parts.append("</section>")
+    parts.append("</details></section>")
     return "".join(parts)
 
 
@@ -297,7 +318,8 @@ _PAGE = """<!DOCTYPE html>
 <p class="meta">Each box is one module import from <code>-X importtime</code>, drawn inside the
 import that caused it, its width its cumulative time, in the order the imports ran;
 both runs on one time scale. Hover for details, click to zoom into an import and see
-it below, click the background or press Esc to zoom out.</p>
+it below, click the background or press Esc to zoom out; <code>#module=NAME</code> at the
+end of the address opens the page on one module.</p>
 <div class="legend">{legend}</div>
 <div class="controls"><input id="filter" type="search" placeholder="highlight modules by name"
  aria-label="highlight modules by name"><button id="reset" type="button">zoom out</button>
@@ -454,8 +476,8 @@ window.addEventListener("error", function (event) {
     if (top + tip.offsetHeight > window.innerHeight) top = e.clientY - tip.offsetHeight - 10;
     tip.style.left = left + "px"; tip.style.top = top + "px";
   };
-  Chart.prototype.click = function (e) {
-    var n = this.at(e);
+  Chart.prototype.click = function (e) { this.select(this.at(e)); };
+  Chart.prototype.select = function (n) {
     charts.forEach(function (c) { c.selected = null; });
     if (!n) { this.view = [0, scale]; details.textContent = "Click an import for its details."; }
     else {
@@ -482,6 +504,16 @@ window.addEventListener("error", function (event) {
   document.addEventListener("keydown", function (e) { if (e.key === "Escape") reset(); });
   window.addEventListener("resize", redraw);
   redraw();
+  // report.html#module=NAME opens with NAME selected (the lazy run's, else the plain one's)
+  var wanted = /^#module=(.+)$/.exec(window.location.hash);
+  if (wanted) {
+    var name = decodeURIComponent(wanted[1]);
+    charts.slice().reverse().some(function (c) {
+      var n = c.tree.nodes.filter(function (node) { return node.name === name; })[0];
+      if (n) c.select(n);
+      return !!n;
+    });
+  }
   if (document.documentElement.getAttribute("data-rendered") !== "error")
     document.documentElement.setAttribute("data-rendered", "ok");
 })();

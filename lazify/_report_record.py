@@ -37,13 +37,20 @@ class _Recorder:
         if key in self.uses:
             return
         frame = sys._getframe(1)
-        while frame is not None and _internal(frame.f_code.co_filename):
+        while frame is not None and (_internal(frame.f_code.co_filename)
+                                     or _getattr_prologue(frame)):
             frame = frame.f_back
         self.uses[key] = None if frame is None else (frame.f_code, frame.f_lasti)
 
 
 def _internal(filename):
     return filename.startswith("<frozen importlib") or filename == _BOOTSTRAP_FILE
+
+
+def _getattr_prologue(frame):
+    """A module's own ``def __getattr__``, whose first statement (lazify's) answered a
+    pending name: the use is its caller's (``pkg.name`` read from outside)."""
+    return frame.f_code.co_name == "__getattr__" and "__lazy__" in frame.f_globals
 
 
 _BOOTSTRAP_FILE = None

@@ -350,6 +350,23 @@ def test_page_in_a_browser(heavyapp_report):
     headline_matches(dom, data["summary"])
 
 
+def test_page_opens_on_a_module(heavyapp_report):
+    """``#module=NAME`` selects an import as a click does: its details below the charts."""
+    data, page = heavyapp_report
+    browser = _browser.chromium()
+    proc = _browser.run_browser(browser, page.as_uri() + "#module=email.message", "--dump-dom")
+    assert _browser.console_errors(proc.stderr) == []
+    details = proc.stdout.split('<div id="details">', 1)[1].split("</div>", 1)[0]
+    node = [n for n, _p in _report.walk(data["runs"]["lazy"]["tree"]) if n["name"] == "email.message"][0]
+    assert details.startswith("lazy run: email.message\n")
+    assert f"cumulative {node['cum_us'] / 1000:.2f} ms" in details or \
+        f"cumulative {node['cum_us'] / 1000:.1f} ms" in details
+    if data["mechanism"] == "rewrite":
+        assert node["status"] == "resolved"
+        use = node["first_use"]
+        assert f"first used at {use['file']}:{use['line']}" in details
+
+
 def test_console_errors_are_seen(tmp_path):
     """The checks above fail for a page whose script fails."""
     page = tmp_path / "broken.html"
@@ -462,3 +479,34 @@ def test_peak_memory_is_the_programs(tmp_path):
     for mode in ("plain", "lazy"):
         assert big["summary"][f"peak_rss_{mode}_mib"] > 96
         assert small["summary"][f"peak_rss_{mode}_mib"] < 60
+
+
+def test_record_first_use_through_a_modules_own_getattr(tmp_path):
+    """A name read from outside a package whose own ``def __getattr__`` answers it
+    (lazify's prologue): the first use is the reader's line, not ``__getattr__``."""
+    write(tmp_path, "pkg/__init__.py", """\
+        from .sub import VALUE
+        def __getattr__(name):
+            raise AttributeError(name)
+    """)
+    write(tmp_path, "pkg/sub.py", "VALUE = 42\n")
+    write(tmp_path, "user.py", """\
+        import pkg
+
+        def show():
+            return pkg.VALUE
+    """)
+    proc = run_python(textwrap.dedent("""\
+        import lazify
+        lazify.install(mechanism="rewrite")
+        from lazify import _report_record
+        _report_record.enable()
+        import user
+        print(user.show())
+        for entry in _report_record.entries():
+            print(entry["module"], entry["line"], entry["statement"], entry["resolved"])
+    """), cwd=tmp_path, check=True)
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "42"
+    user = os.path.join(str(tmp_path), "user.py")
+    assert f"pkg 1 from .sub import VALUE {{'file': {user!r}, 'line': 4, 'function': 'show'}}" in lines
