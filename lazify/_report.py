@@ -661,15 +661,20 @@ def analyse(argv, collected: dict, *, rounds: int, excluding=None) -> dict:
                  for m in ("plain", "lazy")},
         "eager": eager,
         "deferred": deferred,
-        "notes": _notes(),
+        "notes": _notes(roots["lazy"]),
     }
 
 
-def _notes():
+def _notes(lazy_roots):
     notes = []
     if os.environ.get("PYTHONDONTWRITEBYTECODE"):
         notes.append("PYTHONDONTWRITEBYTECODE is set: neither Python nor lazify keep "
                      "bytecode, so both runs compile every module they import, every time")
+    if any(node["name"] == "lazify._rewrite" for node, _parent in walk(lazy_roots)):
+        notes.append("lazify rewrote modules in the lazy run after the warm-up run (it "
+                     "imported its rewriter, lazify._rewrite): its bytecode cache was not "
+                     "used, so the lazy times include rewriting. `lazify compile` writes the "
+                     "cache ahead of time (a read-only site-packages)")
     return notes
 
 

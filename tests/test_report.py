@@ -510,3 +510,15 @@ def test_record_first_use_through_a_modules_own_getattr(tmp_path):
     assert lines[0] == "42"
     user = os.path.join(str(tmp_path), "user.py")
     assert f"pkg 1 from .sub import VALUE {{'file': {user!r}, 'line': 4, 'function': 'show'}}" in lines
+
+
+def test_a_cold_lazify_cache_is_noted(tmp_path):
+    write(tmp_path, "app.py", "import json\nprint(json.dumps(1))\n")
+    _proc, warm = report(["--", sys.executable, "app.py"], cwd=tmp_path)
+    assert not [n for n in warm["notes"] if "lazify._rewrite" in n]
+    write(tmp_path, "cold.py", "import never_cached\n")
+    write(tmp_path, "never_cached.py", "import json\nprint(json.dumps(2))\n")
+    _proc, cold = report(["--", sys.executable, "cold.py"], cwd=tmp_path,
+                         env_extra={"PYTHONDONTWRITEBYTECODE": "1"})
+    assert any("PYTHONDONTWRITEBYTECODE is set" in n for n in cold["notes"])
+    assert any("lazify._rewrite" in n for n in cold["notes"])
