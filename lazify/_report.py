@@ -185,18 +185,22 @@ def run_once(argv, env, stdin: bytes | None, cwd, timeout: float | None,
     timer = threading.Timer(timeout, kill) if timeout else None
     if timer is not None:
         timer.start()
+    usage = None
     try:
-        _pid, status, usage = os.wait4(proc.pid, 0)
+        if hasattr(os, "wait4"):
+            _pid, status, usage = os.wait4(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+        else:   # Windows
+            proc.wait()
     finally:
         if timer is not None:
             timer.cancel()
     wall = time.perf_counter() - started
-    proc.returncode = os.waitstatus_to_exitcode(status)
     for t in threads:
         t.join()
     state = _read_state(out) if out else None
     maxrss = (state or {}).get("peak_rss_kib")
-    if maxrss is None:
+    if maxrss is None and usage is not None:
         # no /proc: the kernel's figure, which counts what the child shared with this
         # process before it ran the command (ru_maxrss: KiB on Linux, bytes on macOS)
         maxrss = usage.ru_maxrss // 1024 if sys.platform == "darwin" else usage.ru_maxrss
@@ -350,6 +354,14 @@ def _classify(plain_roots, lazy_roots, lazy_state, excluding, mechanism):
                 first_use.setdefault(target, entry)
 
     _mark_startup(lazy_roots)
+    # python -m pkg[.mod]: runpy imports the packages first, before the program runs
+    by_runpy = set()
+    for root in lazy_roots:
+        if "status" in root or root["name"] == "runpy":
+            continue
+        if not _main_package(root["name"], files):
+            break
+        by_runpy.add(root["name"])
     plans = _Plans(files, excluding, mechanism, lazy_state)
     plans.prepare({"__main__"} | {parent["name"] for node, parent in walk(lazy_roots)
                                   if parent is not None and "status" not in node})
@@ -358,6 +370,13 @@ def _classify(plain_roots, lazy_roots, lazy_state, excluding, mechanism):
         if "status" in node:
             continue
         importer = parent["name"] if parent is not None else "__main__"
+        if parent is None and node["name"] in by_runpy:
+            node["status"] = EAGER
+            node["reason"] = "top-level"
+            eager_rows.append({"module": node["name"], "importer": "runpy",
+                               "cost_us": node["cum_us"], "self_us": node["self_us"],
+                               "reason": "top-level", "site": None})
+            continue
         site = plans.site_for(importer, node["name"]) if parent is None or \
             parent.get("status") not in (STARTUP, LAZIFY) else None
         use = first_use.get(node["name"])
@@ -395,6 +414,18 @@ def _classify(plain_roots, lazy_roots, lazy_state, excluding, mechanism):
         if "status" not in node:
             node["status"] = lazy_status.get(node["name"], ABSENT)
     return _group_eager(eager_rows), deferred
+
+
+def _main_package(name, files) -> bool:
+    """Whether *name* is the package ``python -m`` imported before running its
+    ``__main__`` (``pkg`` for ``-m pkg`` or ``-m pkg.mod``): runpy's import, not one of
+    the program's statements."""
+    main, package = files.get("__main__"), files.get(name)
+    if not (isinstance(main, str) and isinstance(package, str)):
+        return False
+    if os.path.basename(package) != "__init__.py":
+        return False
+    return os.path.dirname(main).startswith(os.path.dirname(package))
 
 
 def _mark_startup(roots):
@@ -615,7 +646,8 @@ def analyse(argv, collected: dict, *, rounds: int, excluding=None) -> dict:
                  "exit": r.returncode} for r in timed[mode]]
 
     wall = {m: _figure([r.wall_s * 1000 for r in timed[m]]) for m in ("plain", "lazy")}
-    rss = {m: _figure([r.maxrss_kib / 1024 for r in timed[m]]) for m in ("plain", "lazy")}
+    rss = {m: _figure([r.maxrss_kib / 1024 for r in timed[m] if r.maxrss_kib is not None])
+           for m in ("plain", "lazy")}
     imports = {m: _figure([sum(n["cum_us"] for n in parse_importtime(r.stderr)[0]) / 1000
                            for r in traces[m]]) for m in ("plain", "lazy")}
     ratio = None

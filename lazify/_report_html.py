@@ -135,7 +135,12 @@ def _status(report) -> str:
 def _differences(report) -> str:
     diffs = report["output"]["differences"]
     if not diffs:
-        return ""
+        if report["summary"]["ok"]:
+            return ""
+        runs = report["runs"]
+        return ('<section><h2>What the runs printed on stderr</h2><div class="two">'
+                + "".join(f'<div><h4>{mode}</h4><pre>{_e(runs[mode].get("stderr_tail", ""))}</pre></div>'
+                          for mode in ("plain", "lazy")) + "</div></section>")
     parts = ['<section><h2>What the runs printed differently</h2>']
     for d in diffs:
         parts.append(f'<h3>{_e(d["what"])}</h3><div class="two"><div><h4>plain</h4>'

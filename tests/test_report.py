@@ -104,6 +104,8 @@ def test_heavyapp(tmp_path):
     # dbstats uses sqlite3 at import time, on purpose: an eager cost, with its statement
     rows = {row["module"]: (group["reason"], row) for group in data["eager"]
             for row in group["imports"]}
+    # python -m heavyapp: runpy imports the package before __main__ runs
+    assert rows["heavyapp"][0] == "top-level" and rows["heavyapp"][1]["importer"] == "runpy"
     reason, row = rows["sqlite3"]
     assert reason == "used-at-import"
     assert row["site"]["statement"] == "import sqlite3"
@@ -171,6 +173,7 @@ def test_a_failing_command_is_reported(tmp_path):
     assert "problem: the plain run exited with status 3" in proc.stderr
     page = out.read_text(encoding="utf-8")
     assert 'class="status bad"' in page and "the lazy run exited with status 3" in page
+    assert "<pre>about to fail</pre>" in page
 
 
 def test_a_command_printing_differently_is_reported(tmp_path):
