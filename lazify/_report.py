@@ -628,12 +628,12 @@ def analyse(argv, collected: dict, *, rounds: int, excluding=None) -> dict:
                 problems.append(f"the {mode} run was killed by signal {-r.returncode}")
             else:
                 problems.append(f"the {mode} run exited with status {r.returncode}")
-    for mode in ("plain", "lazy"):
+    error = (lazy_state or {}).get("error")
+    for mode in ("plain",) if error else ("plain", "lazy"):
         if traces[mode] and not roots[mode]:
             problems.append(f"the {mode} run printed no -X importtime lines: is the command "
                             "a Python program, run by a Python that honours "
                             "PYTHONPROFILEIMPORTTIME?")
-    error = (lazy_state or {}).get("error")
     if error:
         problems.append(f"lazify was not active in the lazy run: {error}")
     if not comparison["same"]:

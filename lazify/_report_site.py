@@ -99,7 +99,7 @@ def _dump(path, mode, mechanism, error, light):
     imported for this, at exit, where ``-X importtime`` would list it.  *light*: the
     peak RSS alone (the timed runs)."""
     if light:
-        lines = [f"peak_rss_kib\t{_peak_rss_kib()!r}"]
+        lines = [f"peak_rss_kib\t{_peak_rss_kib()!r}", f"error\t{error!r}"]
         try:
             with open(path, "w", encoding="utf-8") as f:
                 f.write("\n".join(lines) + "\n")

@@ -525,3 +525,16 @@ def test_a_cold_lazify_cache_is_noted(tmp_path):
                          env_extra={"PYTHONDONTWRITEBYTECODE": "1"})
     assert any("PYTHONDONTWRITEBYTECODE is set" in n for n in cold["notes"])
     assert any("lazify._rewrite" in n for n in cold["notes"])
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 15), reason="the native mechanism is there")
+def test_lazify_that_cannot_be_activated_is_reported(tmp_path):
+    """lazify failing to install in the command's Python gives one problem line and
+    exit status 1, after one run of each mode."""
+    write(tmp_path, "app.py", "print(1)\n")
+    proc, data = report(["--mechanism", "native", "--", sys.executable, "app.py"], cwd=tmp_path)
+    assert proc.returncode == 1
+    (problem,) = data["problems"]
+    assert problem.startswith("lazify was not active in the lazy run: ValueError: ")
+    assert "native" in problem and "Traceback" not in proc.stderr
+    assert len(data["runs"]["lazy"]["rounds"]) == 1
