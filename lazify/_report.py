@@ -197,7 +197,8 @@ def run_once(argv, env, stdin: bytes | None, cwd, timeout: float | None,
             timer.cancel()
     wall = time.perf_counter() - started
     for t in threads:
-        t.join()
+        # after a kill, a process the command started may still hold the pipes
+        t.join(5 if timed_out else None)
     state = _read_state(out) if out else None
     maxrss = (state or {}).get("peak_rss_kib")
     if maxrss is None and usage is not None:
@@ -261,8 +262,10 @@ def collect(argv, *, rounds: int, stdin: bytes | None, cwd=None, timeout=None,
                 runs[mode].append(run)
             elif kind == "trace":
                 traces[mode].append(run)
-            elif mode == "lazy" and run.state is not None and run.state.get("error"):
-                # lazify could not be activated: every lazy run would say so
+            elif run.timed_out or (mode == "lazy" and run.state is not None
+                                   and run.state.get("error")):
+                # killed after the timeout, or lazify could not be activated: every
+                # other run would say the same
                 runs[mode].append(run)
                 traces[mode].append(run)
                 break

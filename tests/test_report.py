@@ -538,3 +538,11 @@ def test_lazify_that_cannot_be_activated_is_reported(tmp_path):
     assert problem.startswith("lazify was not active in the lazy run: ValueError: ")
     assert "native" in problem and "Traceback" not in proc.stderr
     assert len(data["runs"]["lazy"]["rounds"]) == 1
+
+
+def test_a_command_that_hangs_is_killed_after_the_timeout(tmp_path):
+    write(tmp_path, "hangs.py", "import time\ntime.sleep(60)\n")
+    proc, data = report(["--timeout", "1", "--", sys.executable, "hangs.py"], cwd=tmp_path)
+    assert proc.returncode == 1
+    assert data["problems"][0] == "the plain run was killed after the timeout"
+    assert "Traceback" not in proc.stderr
