@@ -315,7 +315,8 @@ def test_page_is_self_contained_and_shows_the_json(heavyapp_report):
     assert "heavyapp" in text
 
 
-def test_page_escapes_what_it_shows():
+def synthetic_report(tree_plain, tree_lazy, **summary):
+    """A report dict as analyse() makes it, around two given trees."""
     data = {"summary": {k: None for k in ("time_plain_ms", "time_lazy_ms", "speedup",
                                           "modules_plain", "modules_lazy",
                                           "peak_rss_plain_mib", "peak_rss_lazy_mib",
@@ -324,11 +325,16 @@ def test_page_escapes_what_it_shows():
                                                                "import_time_ms")},
             "command": ["python", "</script><b>x"], "cwd": "/", "python": "3", "mechanism": "rewrite",
             "created": "now", "problems": ["<i>bad</i>"], "output": {"differences": [], "compared": "output"},
-            "runs": {"plain": {"tree": []}, "lazy": {"tree": [{"name": "</script>", "self_us": 1,
-                                                                "cum_us": 1, "children": [],
-                                                                "status": "eager"}]}},
+            "runs": {"plain": {"tree": tree_plain}, "lazy": {"tree": tree_lazy}},
             "eager": [], "deferred": [], "notes": []}
     data["summary"].update(ok=False, rounds=1, deferred=0, resolved=0, never_needed=0)
+    data["summary"].update(summary)
+    return data
+
+
+def test_page_escapes_what_it_shows():
+    data = synthetic_report([], [{"name": "</script>", "self_us": 1, "cum_us": 1,
+                                  "children": [], "status": "eager"}])
     page = _report_html.render(data)
     assert "</script><b>" not in page and "<i>bad</i>" not in page
     assert page.count("</script>") == 2
@@ -368,6 +374,39 @@ def test_page_opens_on_a_module(heavyapp_report):
         assert node["status"] == "resolved"
         use = node["first_use"]
         assert f"first used at {use['file']}:{use['line']}" in details
+
+
+def test_page_of_2000_modules(tmp_path):
+    """2,000 imports per run, nested 12 deep: drawn, with no console error."""
+    def tree(count, depth, status):
+        nodes, made = [], 0
+        while made < count:
+            chain, parent = None, None
+            for level in range(depth):
+                node = {"name": f"pkg{made // depth}.m{level}", "self_us": 50 + made % 97,
+                        "cum_us": 0, "children": [], "status": status if level % 3 else "eager"}
+                made += 1
+                if parent is None:
+                    chain = node
+                else:
+                    parent["children"].append(node)
+                parent = node
+            nodes.append(chain)
+        for node, _parent in reversed(list(_report.walk(nodes))):
+            node["cum_us"] = node["self_us"] + sum(c["cum_us"] for c in node["children"])
+        return nodes
+
+    data = synthetic_report(tree(2004, 12, "not-imported"), tree(1008, 12, "resolved"),
+                            ok=True, modules_plain=2004, modules_lazy=1008)
+    data["output"]["compared"] = "output"
+    data["summary"]["exit_plain"] = data["summary"]["exit_lazy"] = 0
+    page = tmp_path / "big.html"
+    page.write_text(_report_html.render(data), encoding="utf-8")
+    dom, errors = dump_dom(page)
+    assert errors == [] and 'data-rendered="ok"' in dom.split(">", 2)[1]
+    counts = _browser.colour_counts(screenshot(page, tmp_path))
+    for status in ("eager", "not-imported", "resolved"):
+        assert _browser.near(counts, _report_html.STATUSES[status][1]) > 1000, status
 
 
 def test_console_errors_are_seen(tmp_path):
