@@ -175,7 +175,9 @@ def _eager_table(report) -> str:
             f'<details{" open" if i < 4 else ""} data-reason="{_e(g["reason"])}"><summary>'
             f'<code class="reason">{_e(g["reason"])}</code> <span class="cost">{_ms(g["cost_us"])} ms</span>, '
             f'{len(g["imports"])} import{"s" if len(g["imports"]) != 1 else ""}: {_e(g["words"])}</summary>'
-            f'<table><thead><tr><th class="r">ms</th><th>module</th><th>statement</th><th>where</th></tr></thead>'
+            f'<table class="fixed"><colgroup><col style="width:70px"><col style="width:24%">'
+            f'<col style="width:40%"><col></colgroup>'
+            f'<thead><tr><th class="r">ms</th><th>module</th><th>statement</th><th>where</th></tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></details>')
     parts.append("</section>")
     return "".join(parts)
@@ -292,6 +294,7 @@ th, td { text-align: left; padding: 3px 8px; border-bottom: 1px solid var(--line
 th { font-size: 12px; color: var(--muted); font-weight: 600; }
 td.r, th.r { text-align: right; width: 70px; font-variant-numeric: tabular-nums; }
 td.where { color: var(--muted); word-break: break-all; }
+table.fixed { table-layout: fixed; } table.fixed td { overflow-wrap: anywhere; }
 details { margin: 6px 0; }
 summary { cursor: pointer; padding: 3px 0; }
 summary .reason { font-weight: 700; }
