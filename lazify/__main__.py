@@ -1,5 +1,5 @@
 """``python -m lazify``: the same command line as the ``lazify`` console script."""
 
-from lazify._cli import main
+from lazify._main import main
 
 raise SystemExit(main())

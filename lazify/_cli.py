@@ -53,6 +53,11 @@ RESOLVED_BY_SHOWN = 3
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``lazify`` command line and return its exit code."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["run"]:
+        from lazify._run import main as run
+
+        return run(argv[1:])
     parser = _build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -112,14 +117,11 @@ def _commands() -> tuple:
           (("--check",), {"metavar": "DIR", "default": None, "help": "compare with a reviewed tree"}),
           _MECHANISM_OPTION]),
         ("run", _cmd_run,
-         "run a script or module with global lazy imports (the PEP's -L)",
-         "Run a script (like `python SCRIPT ARGS`) or a module (like `python -m MODULE ARGS`) "
-         "with lazify's import hook in global mode.",
-         [(("-m",), {"dest": "module", "action": "store_true", "help": "TARGET is a module name"}),
-          _MECHANISM_OPTION,
-          (("target",), {"metavar": "TARGET", "help": "script path, or module name with -m"}),
-          (("args",), {"nargs": argparse.REMAINDER, "metavar": "ARGS",
-                       "help": "passed on as sys.argv[1:]"})]),
+         "run a program with global lazy imports (the PEP's -L)",
+         "Run a program as python would (-m MODULE, -c CODE, -, SCRIPT, or a console script "
+         "on PATH) with lazify's import hook in global mode; `lazify run --help` for its options.",
+         [(("run_argv",), {"nargs": argparse.REMAINDER, "metavar": "ARGS",
+                           "help": "see `lazify run --help`"})]),
         ("compile", _cmd_compile,
          "write the rewritten bytecode cache ahead of time",
          "Write lazify's bytecode cache for files or trees ahead of time (a Docker build step, "
@@ -420,201 +422,7 @@ def _mechanism(args, command, runs=True):
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    """``lazify run``: run a script or module like ``python``, with global lazy imports."""
-    from lazify._config import ConfigError, load_config
+    """``lazify run``: parsed by :mod:`lazify._run` itself (no argparse on its path)."""
+    from lazify._run import main as run
 
-    start = os.getcwd() if args.module else os.path.dirname(os.path.abspath(args.target))
-    try:
-        config = load_config(start)
-    except ConfigError as e:
-        print(f"lazify run: {e}", file=sys.stderr)
-        return 2
-    if config.enabled:
-        from lazify import _hook
-        from lazify._config import usable_mechanism
-
-        if args.mechanism is not None:
-            from lazify._mode import check_mechanism
-
-            try:
-                mechanism = check_mechanism(args.mechanism)
-            except ValueError as exc:
-                print(f"lazify run: {str(exc).removeprefix('lazify: ')}", file=sys.stderr)
-                return 2
-        else:
-            mechanism = usable_mechanism(config.mechanism)
-        if config.excluding:
-            from lazify._mode import DEFAULT_EXCLUDING
-
-            # excluding=None means lazify's default list; a given one replaces it.
-            _hook.install(enabled=True, excluding=frozenset({*DEFAULT_EXCLUDING, *config.excluding}),
-                          mechanism=mechanism)
-        else:
-            _hook.install(enabled=True, mechanism=mechanism)
-    if args.module:
-        return _run_module(args.target, args.args)
-    return _run_script(args.target, args.args, rewrite=config.enabled)
-
-
-def _set_path0(directory: str) -> None:
-    # What python itself does for `python script.py` / `python -m mod`, unless -I or -P
-    # (safe_path, 3.11+) told it not to put that directory on sys.path.
-    if sys.flags.isolated or getattr(sys.flags, "safe_path", False):
-        return
-    if sys.path:
-        sys.path[0] = directory
-    else:
-        sys.path.insert(0, directory)
-
-
-def _run_module(name: str, argv: list[str]) -> int:
-    import importlib.util
-    import runpy
-
-    _set_path0(os.getcwd())
-    sys.argv = [name, *argv]  # runpy replaces argv[0] with the module's file
-    try:
-        spec = importlib.util.find_spec(name)
-    except (ImportError, ValueError) as e:
-        print(f"lazify run: {e}", file=sys.stderr)
-        return 1
-    except BaseException as e:  # a parent package failed while being imported
-        return _report(e)
-    if spec is None:
-        print(f"lazify run: No module named {name}", file=sys.stderr)
-        return 1
-    return _through_runpy(runpy.run_module, name, run_name="__main__", alter_sys=True)
-
-
-def _through_runpy(run, *args, **kwargs) -> int:
-    """Run with runpy; report as python would (exit code, traceback)."""
-    try:
-        run(*args, **kwargs)
-    except ImportError as e:
-        if _raised_in_runpy(e):
-            # runpy's own "cannot be directly executed" and the like: python prints
-            # just the message.
-            print(f"lazify run: {e}", file=sys.stderr)
-            return 1
-        return _report(e)
-    except BaseException as e:
-        return _report(e)
-    return 0
-
-
-def _raised_in_runpy(exc: BaseException) -> bool:
-    tb = exc.__traceback__
-    if tb is None:
-        return False
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    return _is_own_frame(tb.tb_frame.f_code.co_filename, own=_runpy_files())
-
-
-def _runpy_files() -> frozenset[str]:
-    import runpy
-
-    # 3.11+ freezes runpy: its frames say "<frozen runpy>".
-    return frozenset({"<frozen runpy>", os.path.normcase(os.path.abspath(runpy.__file__))})
-
-
-def _is_own_frame(filename: str, own: frozenset[str]) -> bool:
-    if filename.startswith("<"):
-        return filename in own
-    return os.path.normcase(os.path.abspath(filename)) in own
-
-
-def _run_script(path: str, argv: list[str], *, rewrite: bool = False) -> int:
-    import runpy
-
-    if not os.path.exists(path):
-        print(
-            f"lazify run: can't open file {os.path.abspath(path)!r}: "
-            "[Errno 2] No such file or directory",
-            file=sys.stderr,
-        )
-        return 2
-    sys.argv = [path, *argv]
-    if os.path.isdir(path) or not os.path.isfile(path) or _is_zip(path):
-        # A directory or zip with __main__.py: runpy imports it through the import
-        # system, so the hook rewrites it, and inserts *path* at sys.path[0] itself; drop
-        # the entry python made for lazify (its bin directory or the cwd) first.
-        if sys.path and not (sys.flags.isolated or getattr(sys.flags, "safe_path", False)):
-            del sys.path[0]
-        return _through_runpy(runpy.run_path, path, run_name="__main__")
-    _set_path0(os.path.dirname(os.path.realpath(path)))
-    try:
-        code = _script_code(os.path.abspath(path), rewrite)
-    except BaseException as e:
-        return _report(e)
-    import types
-
-    import builtins
-    import importlib.machinery
-
-    main = types.ModuleType("__main__")
-    # As `python script.py` (3.9+): an absolute __file__, no __spec__, argv[0] as given.
-    main.__file__ = os.path.abspath(path)
-    main.__cached__ = None
-    main.__loader__ = importlib.machinery.SourceFileLoader("__main__", main.__file__)
-    main.__builtins__ = builtins
-    saved = sys.modules.get("__main__")
-    sys.modules["__main__"] = main
-    try:
-        exec(code, main.__dict__)
-    except BaseException as e:
-        return _report(e)
-    finally:
-        if saved is not None:
-            sys.modules["__main__"] = saved
-    return 0
-
-
-def _is_zip(path: str) -> bool:
-    import zipfile
-
-    try:
-        return zipfile.is_zipfile(path)
-    except OSError:
-        return False
-
-
-def _script_code(path: str, rewrite: bool = False):
-    """Compile the main script with lazify's rewrite.
-
-    ``python script.py`` compiles the main script outside the import system, so no hook
-    sees it; ``run`` gets its code from lazify's loader instead (module ``__main__``),
-    which uses and fills lazify's bytecode cache like any imported module, and falls
-    back to the plain code with a warning if rewriting fails.
-    """
-    if rewrite:
-        from lazify._hook import LazifyLoader
-
-        return LazifyLoader("__main__", path).get_code("__main__")
-    with open(path, "rb") as f:
-        source = f.read()
-    return compile(source, path, "exec", dont_inherit=True)
-
-
-def _report(exc: BaseException) -> int:
-    """Handle an exception from the target the way the interpreter would; return the code."""
-    if isinstance(exc, SystemExit):
-        code = exc.code
-        if code is None:
-            return 0
-        if isinstance(code, int):
-            return code
-        print(code, file=sys.stderr)
-        return 1
-    tb = exc.__traceback__
-    # Drop lazify's and runpy's own frames, so that the traceback starts at the user's code
-    # as it does under plain `python`.
-    own = _runpy_files() | {os.path.normcase(os.path.abspath(__file__))}
-    while tb is not None and _is_own_frame(tb.tb_frame.f_code.co_filename, own):
-        tb = tb.tb_next
-    # Set it on the exception too: the default hook prints exc.__traceback__ on 3.12+.
-    exc.__traceback__ = tb
-    sys.excepthook(type(exc), exc, tb)
-    if isinstance(exc, KeyboardInterrupt):
-        return 130
-    return 1
+    return run(args.run_argv)

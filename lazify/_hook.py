@@ -358,6 +358,13 @@ def install(*, enabled=True, excluding=None, mechanism=None):
     mechanism = rt.check_mechanism(mechanism)
     rt.set_lazy_imports(enabled, excluding=excluding)
     rt.set_mechanism(mechanism)
+    record = sys.modules.get("lazify._import_record")
+    if record is not None:
+        record.attach_native()
+    elif os.environ.get("LAZIFY_SUMMARY", "").strip().lower() in ("1", "true", "yes", "on"):
+        from . import _import_record
+
+        _import_record.summary_at_exit()
     plain_modules()
     if not any(f is _finder for f in sys.meta_path):
         sys.meta_path.insert(0, _finder)

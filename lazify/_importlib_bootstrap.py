@@ -55,8 +55,9 @@ _FREE_CLASSES = 16
 #: keeps a name pending for good would stay slow)
 _CLASS_CHANGES_KEPT = 400
 _NO_DICT = {}
-#: lazify report's record of deferred imports (lazify._report_record), or None: off
-_record = None
+#: :mod:`lazify._import_record` while it records deferrals and resolutions, else None
+#: (tested where an import is deferred or resolved, never where a name is read)
+_recorder = None
 
 
 def _absolute(module, level, package):
@@ -811,12 +812,12 @@ class _ModuleState(_PackageSubmodules):
             _pending[0] += 1
             if _pending[0] == 1 and _package_states:
                 _packages_need_hooks(True)
+            if _recorder is not None:
+                _recorder.deferred(self, entry, bound)
         namespace.pop(bound, None)
         pending[bound] = entry
         entry.state = self
         entry.name = bound
-        if _record is not None and existing is None:
-            _record.deferred(self, entry)
         setattr(self.cls or self.own_class(), bound, entry)
         self.cls_changes += 1
         if not self.installed:
@@ -901,9 +902,9 @@ class _ModuleState(_PackageSubmodules):
         else:
             value = current   # bound while the import ran (a circular import
             #                   or the user): keep that value
-        if _record is not None:
-            _record.resolved(self, entry)
         self._unpend(name, entry)
+        if _recorder is not None:
+            _recorder.resolved(self, entry, name)
         return value
 
     def defined_later(self, line) -> bool:
@@ -1718,3 +1719,9 @@ def __lazy_deferred__(self, thunk, *names):
 
 _Namespace.__lazy_deferred__ = __lazy_deferred__
 del __lazy_deferred__
+
+
+_record = sys.modules.get("lazify._import_record")
+if _record is not None and _record.recording:
+    _recorder = _record
+del _record

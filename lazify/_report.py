@@ -8,8 +8,8 @@ Every figure comes from the runs themselves:
 - memory: the peak resident set size of the Python process, from the kernel
   (``VmHWM`` in ``/proc/self/status``, read at exit; ``wait4``'s ``ru_maxrss`` where
   there is no ``/proc``);
-- what was deferred and what first used it: the runtime's record (:mod:`lazify._report_record`),
-  switched on in the lazy trace runs only;
+- what was deferred and what first used it: the runtime's record
+  (:mod:`lazify._import_record`), switched on in the lazy trace runs only;
 - why an import stayed eager: the planner, as ``lazify check`` reports it, for the
   source of the module that ran it.
 
@@ -122,6 +122,9 @@ def _site_dir() -> str:
 def _environment(base: dict, site: str, mode: str, trace: bool, out: str | None,
                  mechanism: str | None) -> dict:
     env = dict(base)
+    # LAZIFY_SUMMARY would have the lazy run print the record's summary at exit: a
+    # difference in output that is lazify's, not the program's
+    env.pop("LAZIFY_SUMMARY", None)
     changed = {"PYTHONPATH": os.pathsep.join([site] + ([base["PYTHONPATH"]]
                                                         if base.get("PYTHONPATH") else []))}
     if trace:
@@ -347,12 +350,12 @@ def _classify(plain_roots, lazy_roots, lazy_state, excluding, mechanism):
     """Give every node of both trees its ``status`` (and, for eager imports, the
     ``reason`` and the statement; for resolved ones the first use); return the
     eager-imports table and the deferred-imports list."""
-    deferred = [_deferred_entry(e) for e in (lazy_state or {}).get("deferred", ())]
-    deferred = [e for e in deferred if e is not None]
     files = dict((lazy_state or {}).get("modules", {}))
+    deferred = [_deferred_entry(e, files) for e in (lazy_state or {}).get("deferred", ())]
+    deferred = [e for e in deferred if e is not None]
     first_use: dict[str, dict] = {}
     for entry in deferred:
-        if entry["resolved"] is not None:
+        if entry["resolved"]:
             for target in entry["targets"]:
                 first_use.setdefault(target, entry)
 
@@ -389,7 +392,7 @@ def _classify(plain_roots, lazy_roots, lazy_state, excluding, mechanism):
             node["site"] = site
         elif use is not None:
             node["status"] = RESOLVED
-            node["first_use"] = use["resolved"]
+            node["first_use"] = use["first_use"]
             node["site"] = {"file": use["file"], "line": use["line"],
                             "statement": use["statement"], "module": use["module"]}
             if site is not None and site.get("used_at_import") is not None:
@@ -447,14 +450,73 @@ def _mark_startup(roots):
                 node["status"] = STARTUP
 
 
-def _deferred_entry(raw) -> dict | None:
-    """One record entry as the report uses it (:func:`lazify._report_record.entries`)."""
-    if not isinstance(raw, dict):
+def _deferred_entry(raw, files) -> dict | None:
+    """One entry of the runtime's record (:func:`lazify._import_record.snapshot`), with
+    ``targets``: the modules its import brings in, which name the nodes of the tree."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("statement"), str):
         return None
     entry = {k: raw.get(k) for k in ("module", "file", "line", "statement", "name",
-                                       "resolved")}
-    entry["targets"] = [t for t in raw.get("targets") or () if isinstance(t, str)]
+                                       "first_use")}
+    entry["resolved"] = bool(raw.get("resolved"))
+    entry["targets"] = _targets(raw["statement"], raw.get("module"), raw.get("file"), files)
     return entry
+
+
+def _targets(statement: str, module, file, files) -> list[str]:
+    """The absolute modules an import statement names: ``import a.b`` names ``a`` and
+    ``a.b``; ``from .m import n`` names the package's ``m`` and ``m.n`` (a submodule,
+    if ``n`` is one)."""
+    words = statement.replace(",", " ").split()
+    if not words:
+        return []
+    if words[0] == "import":
+        name = words[1]
+        parts = name.split(".")
+        return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+    if words[0] != "from" or "import" not in words:
+        return []
+    source = words[1]
+    level = len(source) - len(source.lstrip("."))
+    base = source[level:]
+    if level:
+        package = _package_of(module, file, files)
+        if package is None:
+            return []
+        parts = package.split(".")
+        if level - 1 >= len(parts):
+            return []
+        prefix = ".".join(parts[:len(parts) - level + 1])
+        base = f"{prefix}.{base}" if base else prefix
+    names = []
+    rest = words[words.index("import") + 1:]
+    skip = False
+    for word in rest:
+        if skip:
+            skip = False
+        elif word == "as":
+            skip = True
+        elif word not in ("(", ")"):
+            names.append(word.strip("()"))
+    parts = base.split(".")
+    targets = [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+    return targets + [f"{base}.{n}" for n in names if n and n != "*"]
+
+
+def _package_of(module, file, files):
+    """The package relative imports of *module* are resolved against."""
+    if not isinstance(module, str) or not isinstance(file, str):
+        return None
+    if os.path.basename(file) == "__init__.py":
+        return module
+    if module != "__main__":
+        return module.rpartition(".")[0] or None
+    # python -m pkg: __main__ is pkg/__main__.py, in the package whose __init__ is beside it
+    here = os.path.dirname(file)
+    for name, path in files.items():
+        if isinstance(path, str) and os.path.basename(path) == "__init__.py" \
+                and os.path.dirname(path) == here and name != "__main__":
+            return name
+    return None
 
 
 #: what an eager import not explained by a statement of the planner's is put under
@@ -642,7 +704,7 @@ def analyse(argv, collected: dict, *, rounds: int, excluding=None) -> dict:
     if not comparison["same"]:
         what = ", ".join(d["what"] for d in comparison["differences"])
         problems.append(f"the lazy run printed differently from the plain run ({what})")
-    resolved = [e for e in deferred if e["resolved"] is not None]
+    resolved = [e for e in deferred if e["resolved"]]
 
     def runs_of(mode):
         return [{"wall_ms": round(r.wall_s * 1000, 2), "peak_rss_kib": r.maxrss_kib,

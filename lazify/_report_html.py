@@ -65,10 +65,7 @@ def _where(site) -> str:
 def _first_use(use) -> str:
     if not use:
         return ""
-    text = f"{_short(use.get('file'))}:{use.get('line')}"
-    if use.get("function"):
-        text += f" in {use['function']}"
-    return text
+    return f"{_short(use.get('file'))}:{use.get('line')}"
 
 
 def _figure(key, value, spread=None, unit="") -> str:
@@ -192,14 +189,15 @@ def _deferred_tables(report) -> str:
         return "".join(parts)
     resolved = [d for d in deferred if d.get("resolved")]
     never = [d for d in deferred if not d.get("resolved")]
+    unknown = "unknown (the interpreter resolves native lazy imports)"
     parts.append(f'<details{" open" if len(resolved) <= 40 else ""}><summary><strong>Resolved '
                  f'at their first use ({s["resolved"]})</strong>: the statement, and the line '
                  f'that first used its name</summary>')
     if resolved:
         rows = [f'<tr><td><code>{_e(d.get("statement"))}</code></td><td class="where" '
                 f'title="{_e(d.get("file"))}">{_e(_short(d.get("file")))}:{_e(d.get("line"))}</td>'
-                f'<td class="where" title="{_e((d["resolved"] or {}).get("file"))}">'
-                f'{_e(_first_use(d["resolved"]))}</td></tr>' for d in resolved[:MAX_ROWS]]
+                f'<td class="where" title="{_e((d["first_use"] or {}).get("file"))}">'
+                f'{_e(_first_use(d["first_use"]) or unknown)}</td></tr>' for d in resolved[:MAX_ROWS]]
         if len(resolved) > MAX_ROWS:
             rows.append(f'<tr><td colspan="3">and {len(resolved) - MAX_ROWS} more</td></tr>')
         parts.append('<table><thead><tr><th>statement</th><th>written at</th><th>first used at</th>'
@@ -388,8 +386,8 @@ window.addEventListener("error", function (event) {
     if (status) lines.push(status.words);
     if (node.reason) lines.push("reason: " + node.reason + (data.reasons[node.reason] ? " (" + data.reasons[node.reason] + ")" : ""));
     if (node.site) lines.push("statement: " + (node.site.statement || "") + "  at " + where(node.site));
-    if (node.first_use) lines.push("first used at " + (node.first_use.file || "?") + ":" + node.first_use.line +
-                                    (node.first_use.function ? " in " + node.first_use.function : ""));
+    if (node.first_use) lines.push("first used at " + (node.first_use.file || "?") + ":" + node.first_use.line);
+    else if (node.status === "resolved") lines.push("first use unknown (the interpreter resolves native lazy imports)");
     var chain = [], p = node.parent;
     while (p) { chain.unshift(p.name); p = p.parent; }
     if (chain.length) lines.push("imported under: " + chain.join(" > "));

@@ -8,7 +8,8 @@ it starts see the environment they would see without the report; runs the
 ``sitecustomize`` it hides (Debian's and Ubuntu's Pythons ship one); in the lazy run
 installs lazify as an application's ``sitecustomize`` would (``lazify.install()``, which
 reads ``[tool.lazify]``); and, when asked, writes at exit what only the process knows:
-``sys.modules`` with each module's file, and the runtime's record of deferred imports.
+its peak RSS, ``sys.modules`` with each module's file, and the runtime's record of
+deferred imports (:mod:`lazify._import_record`).
 
 It imports nothing the interpreter has not imported already (``os``, ``sys``, and
 ``atexit``, a built-in module): the module lists of both runs are the program's.
@@ -75,9 +76,9 @@ def _install(settings):
 
 
 def _record_on():
-    from lazify import _report_record
+    from lazify import _import_record
 
-    _report_record.enable()
+    _import_record.start()
 
 
 def _peak_rss_kib():
@@ -116,9 +117,11 @@ def _dump(path, mode, mechanism, error, light):
     ]
     for name, module in list(sys.modules.items()):
         lines.append(f"module\t{(name, getattr(module, '__file__', None))!r}")
-    record = sys.modules.get("lazify._report_record")
-    if record is not None:
-        for entry in record.entries():
+    record = sys.modules.get("lazify._import_record")
+    if record is not None and record.recording:
+        snapshot = record.snapshot()
+        lines.append(f"modules_rewritten\t{snapshot.get('modules_rewritten')!r}")
+        for entry in snapshot["deferred"]:
             lines.append(f"deferred\t{entry!r}")
     try:
         with open(path, "w", encoding="utf-8") as f:

@@ -645,7 +645,7 @@ def test_run_script_traceback_is_pythons(tmp_path):
     assert f'File "{script}", line 4, in <module>' in proc.stderr
     assert f'File "{script}", line 2, in f' in proc.stderr
     assert proc.stderr.rstrip().endswith("ZeroDivisionError: division by zero")
-    assert "_cli.py" not in proc.stderr and "runpy" not in proc.stderr
+    assert "_run.py" not in proc.stderr and "_cli.py" not in proc.stderr and "runpy" not in proc.stderr
     plain = run_python([script])
     assert proc.stderr == plain.stderr
 
@@ -655,7 +655,7 @@ def test_run_script_syntax_error(tmp_path):
     proc = lazify_run(script)
     assert proc.returncode == 1
     assert "SyntaxError" in proc.stderr
-    assert "_cli.py" not in proc.stderr
+    assert "_run.py" not in proc.stderr and "_cli.py" not in proc.stderr
 
 
 def test_run_missing_script(tmp_path):
@@ -720,7 +720,7 @@ def test_run_module_traceback(tmp_path):
     assert proc.stderr.startswith("Traceback (most recent call last):\n")
     assert "boom.py\", line 3, in <module>" in proc.stderr
     assert proc.stderr.rstrip().endswith("KeyError: 'k'")
-    assert "_cli.py" not in proc.stderr and "runpy" not in proc.stderr
+    assert "_run.py" not in proc.stderr and "_cli.py" not in proc.stderr and "runpy" not in proc.stderr
 
 
 def test_run_module_not_found(tmp_path):

@@ -1,0 +1,216 @@
+"""The record of what lazy imports did in this process: which imports were deferred,
+where each was written (module, line, statement), which were resolved, and what first
+used each (file and line).
+
+Off unless asked for (:func:`start`: ``lazify run --summary``, ``LAZIFY_SUMMARY=1``, the
+pytest plugin): while it is off the runtime tests one module global, and only where it
+defers or resolves an import, never where a resolved name is read.  The record is plain
+data (:func:`snapshot`: dicts, lists, strings, ints), what ``--lazify-report`` writes as
+JSON and what a ``lazify report`` command can read back.
+
+Under the rewrite, the runtime (:mod:`lazify._importlib_bootstrap`) reports each deferral
+and each resolution.  Under the native mechanism (3.15+) the interpreter defers and
+resolves: lazify's filter is wrapped to record each deferral, and what is still a
+``types.LazyImportType`` in a module's namespace when the record is read was never
+resolved; the interpreter says nothing when it resolves one, so "first used at" is
+unknown there (None).
+"""
+
+import os
+import sys
+
+from . import _mode
+
+#: whether the record is being kept
+recording = False
+#: (importer module, bound name, line) -> the deferral's record (a dict)
+_deferred = {}
+#: the native filter's deferrals: (importer, imported module, fromlist, file, line,
+#: the importer's globals)
+_native = []
+
+#: how many never-resolved imports the summary names before "and N more"
+SHOWN = 20
+
+
+def start() -> None:
+    """Keep the record from now on (idempotent)."""
+    global recording
+    recording = True
+    runtime = sys.modules.get(_mode._RUNTIME)
+    if runtime is not None:
+        runtime._recorder = sys.modules[__name__]
+    attach_native()
+
+
+def attach_native() -> None:
+    """Under the native mechanism, put the recording filter in front of lazify's."""
+    if not recording or not _mode.NATIVE_AVAILABLE or _mode._settings.mechanism != "native":
+        return
+    if sys.get_lazy_imports_filter() is _mode._lazy_imports_filter:
+        sys.set_lazy_imports_filter(_recording_filter)
+
+
+def _recording_filter(importer, name, fromlist):
+    lazy = _mode._lazy_imports_filter(importer, name, fromlist)
+    if lazy:
+        frame = sys._getframe(1)
+        _native.append((importer, name, fromlist, frame.f_code.co_filename, frame.f_lineno,
+                        frame.f_globals))
+    return lazy
+
+
+# --------------------------------------------------------------------- the rewrite
+
+
+def deferred(state, entry, name) -> None:
+    """The runtime made ``name`` of ``state``'s module pending on ``entry``."""
+    key = (state.name, name, entry.lineno)
+    if key not in _deferred:
+        _deferred[key] = {
+            "module": state.name, "file": state.namespace.get("__file__"),
+            "line": key[2], "statement": entry.statement, "name": name,
+            "resolved": False, "first_use": None,
+        }
+
+
+def resolved(state, entry, name) -> None:
+    """The runtime imported ``name`` of ``state``'s module for a reader."""
+    record = _deferred.get((state.name, name, entry.lineno))
+    if record is None or record["resolved"]:
+        return
+    record["resolved"] = True
+    record["first_use"] = _first_user_frame()
+
+
+def _first_user_frame():
+    """``{"file", "line"}`` of the innermost frame outside lazify and importlib."""
+    own = os.path.dirname(os.path.abspath(__file__))
+    frame = sys._getframe(2)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not (filename.startswith("<frozen importlib") or os.path.dirname(filename) == own
+                or filename.endswith(("importlib/__init__.py", "importlib\\__init__.py"))
+                # a module's own ``def __getattr__``, whose first statement (lazify's)
+                # answered the name: the use is its caller's (``pkg.name`` from outside)
+                or (frame.f_code.co_name == "__getattr__" and "__lazy__" in frame.f_globals)):
+            return {"file": filename, "line": frame.f_lineno}
+        frame = frame.f_back
+    return None
+
+
+# ------------------------------------------------------------------------- reading
+
+
+def _native_records():
+    """The native mechanism's deferrals, each resolved unless a LazyImportType
+    still stands for it in its importer's namespace."""
+    lazy_type = _mode._lazy_import_type()
+    pending = set()
+    namespaces = {id(entry[5]): entry for entry in _native}
+    for importer, _name, _fromlist, _filename, _line, namespace in namespaces.values():
+        for value in list(namespace.values()):
+            if type(value) is lazy_type:
+                pending.add((importer, repr(value)))
+    records = []
+    seen = set()
+    for importer, name, fromlist, filename, line, _namespace in _native:
+        if (importer, name, line) in seen:
+            continue
+        seen.add((importer, name, line))
+        if fromlist:
+            statement = f"from {name} import {', '.join(fromlist)}"
+            targets = [f"<lazy_import '{name}.{attr}'>" for attr in fromlist]
+            targets.append(f"<lazy_import '{name}'>")
+        else:
+            statement = f"import {name}"
+            targets = [f"<lazy_import '{name}'>", f"<lazy_import '{name.partition('.')[0]}'>"]
+        still = any((importer, target) in pending for target in targets)
+        records.append({
+            "module": importer, "file": filename, "line": line, "statement": statement,
+            "name": ", ".join(fromlist) if fromlist else name,
+            "resolved": not still, "first_use": None,
+        })
+    return records
+
+
+def snapshot() -> dict:
+    """The record as plain data: ``{"mechanism", "modules_rewritten", "deferred": [...]}``,
+    each deferral ``{"module", "file", "line", "statement", "name", "resolved",
+    "first_use": {"file", "line"} or None}`` in the order they happened."""
+    hook = sys.modules.get("lazify._hook")
+    stats = getattr(hook, "stats", None) or {}
+    records = [dict(r) for r in _deferred.values()] + _native_records()
+    return {
+        "mechanism": _mode._settings.mechanism,
+        "modules_rewritten": stats.get("compiled", 0) + stats.get("cached", 0),
+        "deferred": records,
+    }
+
+
+def merge(snapshots) -> dict:
+    """One record from several processes' (pytest-xdist's workers): modules rewritten
+    add up; a deferral resolved in any process is resolved."""
+    merged = {"mechanism": None, "modules_rewritten": 0, "deferred": []}
+    by_key = {}
+    for snap in snapshots:
+        merged["mechanism"] = merged["mechanism"] or snap.get("mechanism")
+        merged["modules_rewritten"] += snap.get("modules_rewritten", 0)
+        for record in snap.get("deferred", ()):
+            key = (record["module"], record["name"], record["line"])
+            known = by_key.get(key)
+            if known is None:
+                by_key[key] = dict(record)
+                merged["deferred"].append(by_key[key])
+            elif record["resolved"] and not known["resolved"]:
+                known["resolved"] = True
+                known["first_use"] = record["first_use"]
+    return merged
+
+
+def summary(snap: dict) -> dict:
+    """Counts and the never-resolved deferrals of a snapshot."""
+    never = [r for r in snap["deferred"] if not r["resolved"]]
+    return {
+        "mechanism": snap.get("mechanism"),
+        "modules_rewritten": snap["modules_rewritten"],
+        "imports_deferred": len(snap["deferred"]),
+        "never_resolved": len(never),
+        "never_resolved_imports": never,
+    }
+
+
+def format_summary(snap: dict, shown: int = SHOWN, title: str = "lazify") -> str:
+    """The summary section as text lines (what ``--summary`` and pytest print)."""
+    s = summary(snap)
+    lines = [f"{title}: {s['modules_rewritten']} modules rewritten, "
+             f"{s['imports_deferred']} imports deferred, "
+             f"{s['never_resolved']} never resolved"]
+    for record in s["never_resolved_imports"][:shown]:
+        lines.append(f"  {record['module']}:{record['line']}: {record['statement']}")
+    more = s["never_resolved"] - shown
+    if more > 0:
+        lines.append(f"  and {more} more")
+    return "\n".join(lines) + "\n"
+
+
+def summary_at_exit() -> None:
+    """Record from now on and print the summary to stderr when the program exits."""
+    global _at_exit
+    start()
+    if not _at_exit:
+        _at_exit = True
+        import atexit
+
+        atexit.register(_print_summary)
+
+
+_at_exit = False
+
+
+def _print_summary() -> None:
+    try:
+        sys.stderr.write(format_summary(snapshot()))
+        sys.stderr.flush()
+    except Exception:  # a closed stderr at exit: nothing to say it on
+        pass

@@ -1,0 +1,21 @@
+"""The ``lazify`` command's entry point: ``lazify run`` without ``argparse``.
+
+``lazify run`` is on the start-up path of the program it runs, so it goes to
+:mod:`lazify._run`, which parses its few options by hand; every other command
+goes to :mod:`lazify._cli`.
+"""
+
+import sys
+
+
+def main(argv=None) -> int:
+    """Run the ``lazify`` command line and return its exit code."""
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv and argv[0] == "run":
+        from lazify._run import main as run
+
+        return run(argv[1:])
+    from lazify._cli import main as cli
+
+    return cli(argv)

@@ -1,0 +1,414 @@
+"""``lazify run``: run a program as ``python`` would, with global lazy imports (PEP 690's ``-L``).
+
+The targets are python's: ``-m MODULE``, ``-c CODE``, ``-`` (standard input), a script
+path, and, beyond python, the name of a console script found on ``PATH`` (run as
+``python /path/to/script`` would run it).  Each gets the ``sys.argv``, ``__name__``,
+``sys.path[0]``, exit status and traceback python gives it.
+
+This module is on the start-up path of every program ``lazify run`` starts, before the
+program's own imports, so it parses its few options by hand (no ``argparse``, no
+``typing``) and imports nothing that the program might want to import lazily; the
+rewriter is imported only when a module's cached rewrite is missing.
+"""
+
+import os
+import sys
+
+PROG = "lazify run"
+USAGE = (f"usage: {PROG} [--mechanism {{native,rewrite}}] [--summary] "
+         "(-m MODULE | -c CODE | - | SCRIPT | COMMAND) [ARGS ...]")
+HELP = f"""{USAGE}
+
+Run a program with lazify's import hook in global mode, as python would run it.
+
+targets:
+  -m MODULE       run a module, like `python -m MODULE`
+  -c CODE         run a string, like `python -c CODE`
+  -               run the program read from standard input, like `python -`
+  SCRIPT          run a script, a directory or a zip file with __main__.py
+  COMMAND         a console script found on PATH (`lazify run http --version`)
+  ARGS            passed on as sys.argv[1:]
+
+options:
+  -h, --help      show this help and exit
+  --mechanism {{native,rewrite}}
+                  native: PEP 810 lazy statements (3.15+); rewrite: lazify's
+                  generated code (default: [tool.lazify] mechanism,
+                  LAZIFY_MECHANISM, else native on 3.15+)
+  --summary       print what was deferred and never needed at exit (stderr);
+                  also LAZIFY_SUMMARY=1
+"""
+
+
+class UsageError(Exception):
+    """A command line ``lazify run`` cannot use: printed under its usage line, exit 2."""
+
+
+class Options:
+    __slots__ = ("kind", "target", "args", "mechanism", "summary")
+
+    def __init__(self, kind, target, args, mechanism=None, summary=False):
+        #: "module", "code", "stdin" or "path" (a script, or a command on PATH)
+        self.kind = kind
+        self.target = target
+        self.args = args
+        self.mechanism = mechanism
+        self.summary = summary
+
+
+def parse(argv) -> "Options | None":
+    """The options of ``lazify run ARGV``; None for ``--help``.  Everything after the
+    target is the program's.  UsageError for a command line ``run`` cannot use."""
+    mechanism = None
+    summary = False
+    i = 0
+    n = len(argv)
+    while i < n:
+        arg = argv[i]
+        if arg in ("-h", "--help"):
+            return None
+        if arg == "--summary":
+            summary = True
+        elif arg == "--mechanism" or arg.startswith("--mechanism="):
+            if "=" in arg:
+                value = arg.partition("=")[2]
+            elif i + 1 < n:
+                i += 1
+                value = argv[i]
+            else:
+                raise UsageError("argument --mechanism: expected one argument")
+            if value not in ("native", "rewrite"):
+                raise UsageError(f"argument --mechanism: invalid choice: {value!r} "
+                                 "(choose from 'native', 'rewrite')")
+            mechanism = value
+        elif arg[:2] in ("-m", "-c") and arg != "-":
+            kind = "module" if arg[1] == "m" else "code"
+            if len(arg) > 2:
+                value, rest = arg[2:], argv[i + 1:]
+            elif i + 1 < n:
+                value, rest = argv[i + 1], argv[i + 2:]
+            else:
+                raise UsageError(f"argument {arg}: expected one argument")
+            if kind == "module" and not value:
+                raise UsageError("argument -m: expected a module name")
+            return Options(kind, value, list(rest), mechanism, summary)
+        elif arg == "-":
+            return Options("stdin", arg, argv[i + 1:], mechanism, summary)
+        elif arg == "--":
+            if i + 1 >= n:
+                raise UsageError("a target is required after --")
+            target = argv[i + 1]
+            kind = "stdin" if target == "-" else "path"
+            return Options(kind, target, argv[i + 2:], mechanism, summary)
+        elif arg.startswith("-"):
+            raise UsageError(f"unrecognized option: {arg}")
+        else:
+            return Options("path", arg, argv[i + 1:], mechanism, summary)
+        i += 1
+    raise UsageError("a target is required: -m MODULE, -c CODE, -, SCRIPT or COMMAND")
+
+
+def main(argv=None) -> int:
+    """``lazify run ARGV``; return the exit status."""
+    if argv is None:
+        argv = sys.argv[1:]
+    try:
+        options = parse(list(argv))
+    except UsageError as exc:
+        sys.stderr.write(f"{USAGE}\n{PROG}: error: {exc}\n")
+        return 2
+    if options is None:
+        sys.stdout.write(HELP)
+        return 0
+    path = None
+    if options.kind == "path":
+        path = _find(options.target)
+        if path is None:
+            sys.stderr.write(f"{PROG}: can't open file {os.path.abspath(options.target)!r}: "
+                             "[Errno 2] No such file or directory\n")
+            return 2
+    start = os.path.dirname(os.path.abspath(path)) if path is not None else os.getcwd()
+    try:
+        settings = resolve_settings(start, options.mechanism)
+    except ValueError as exc:            # _config.ConfigError, a mechanism this Python lacks
+        sys.stderr.write(f"{PROG}: {str(exc).removeprefix('lazify: ')}\n")
+        return 2
+    enabled = settings[0]
+    if enabled:
+        from lazify import _hook
+
+        _hook.install(enabled=True, excluding=settings[1], mechanism=settings[2])
+    if options.summary or _summary_asked():
+        from lazify import _import_record
+
+        _import_record.summary_at_exit()
+    if options.kind == "module":
+        return run_module(options.target, options.args)
+    if options.kind == "code":
+        return run_source(options.target, "<string>", ["-c", *options.args], rewrite=enabled)
+    if options.kind == "stdin":
+        try:
+            source = sys.stdin.buffer.read()
+        except (OSError, ValueError, AttributeError) as exc:
+            sys.stderr.write(f"{PROG}: can't read standard input: {exc}\n")
+            return 2
+        return run_source(source, "<stdin>", ["-", *options.args], rewrite=enabled)
+    return run_script(path, options.args, rewrite=enabled)
+
+
+def _summary_asked() -> bool:
+    return os.environ.get("LAZIFY_SUMMARY", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def resolve_settings(start, mechanism=None):
+    """``(enabled, excluding, mechanism)`` for a program that lives in ``start``: the one
+    place ``run`` asks for settings.  ``excluding`` is None for lazify's default list.
+    ValueError (``ConfigError``) for broken settings or an unusable ``--mechanism``."""
+    from lazify._config import load_config, usable_mechanism
+    from lazify._mode import DEFAULT_EXCLUDING, check_mechanism
+
+    config = load_config(start)
+    if mechanism is not None:
+        mechanism = check_mechanism(mechanism)
+    else:
+        mechanism = usable_mechanism(config.mechanism)
+    # excluding=None means lazify's default list; a given one replaces it
+    excluding = frozenset({*DEFAULT_EXCLUDING, *config.excluding}) if config.excluding else None
+    return config.enabled, excluding, mechanism
+
+
+def _find(target):
+    """The file ``target`` names: a path, else (a bare name) a console script on
+    ``PATH``, as a shell finds it; None when there is neither."""
+    if os.path.exists(target):
+        return target
+    if os.sep in target or (os.altsep and os.altsep in target) or not target:
+        return None
+    for directory in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        candidate = os.path.join(directory or os.curdir, target)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def _set_path0(directory: str) -> None:
+    # What python itself does for `python script.py`, `python -m mod` and `python -c`
+    # unless -I or -P (safe_path, 3.11+) told it not to put that directory on sys.path.
+    if sys.flags.isolated or getattr(sys.flags, "safe_path", False):
+        return
+    if sys.path:
+        sys.path[0] = directory
+    else:
+        sys.path.insert(0, directory)
+
+
+def _new_main(**attributes):
+    """A fresh ``__main__`` module in ``sys.modules`` (the old one is returned)."""
+    import builtins
+
+    main = type(sys)("__main__")
+    main.__builtins__ = builtins
+    for name, value in attributes.items():
+        setattr(main, name, value)
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = main
+    return main, saved
+
+
+def _exec_main(code, main, saved) -> int:
+    try:
+        exec(code, main.__dict__)
+    except BaseException as exc:
+        return report(exc)
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
+    return 0
+
+
+# --------------------------------------------------------------------------- -m
+
+
+def run_module(name: str, argv) -> int:
+    import importlib.util
+    import runpy
+
+    _set_path0(os.getcwd())
+    sys.argv = [name, *argv]  # runpy replaces argv[0] with the module's file
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError) as exc:
+        sys.stderr.write(f"{PROG}: {exc}\n")
+        return 1
+    except BaseException as exc:  # a parent package failed while being imported
+        return report(exc)
+    if spec is None:
+        sys.stderr.write(f"{PROG}: No module named {name}\n")
+        return 1
+    return _through_runpy(runpy.run_module, name, run_name="__main__", alter_sys=True)
+
+
+def _through_runpy(run, *args, **kwargs) -> int:
+    """Run with runpy; report as python would (exit code, traceback)."""
+    try:
+        run(*args, **kwargs)
+    except ImportError as exc:
+        if _raised_in_runpy(exc):
+            # runpy's own "cannot be directly executed" and the like: python prints
+            # just the message.
+            sys.stderr.write(f"{PROG}: {exc}\n")
+            return 1
+        return report(exc)
+    except BaseException as exc:
+        return report(exc)
+    return 0
+
+
+def _raised_in_runpy(exc: BaseException) -> bool:
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return _is_own_frame(tb.tb_frame.f_code.co_filename, own=_runpy_files())
+
+
+def _runpy_files() -> frozenset:
+    # 3.11+ freezes runpy: its frames say "<frozen runpy>"
+    files = {"<frozen runpy>"}
+    runpy = sys.modules.get("runpy")
+    if getattr(runpy, "__file__", None):
+        files.add(os.path.normcase(os.path.abspath(runpy.__file__)))
+    return frozenset(files)
+
+
+def _is_own_frame(filename: str, own) -> bool:
+    if filename.startswith("<"):
+        return filename in own
+    return os.path.normcase(os.path.abspath(filename)) in own
+
+
+# ------------------------------------------------------------------ -c and stdin
+
+
+def run_source(source, filename: str, argv, *, rewrite: bool) -> int:
+    """``python -c CODE`` (filename ``<string>``) or ``python -`` (``<stdin>``)."""
+    from _frozen_importlib import BuiltinImporter
+
+    _set_path0("")
+    sys.argv = list(argv)
+    main, saved = _new_main(__loader__=BuiltinImporter, __spec__=None)
+    try:
+        code = _source_code(source, filename, rewrite)
+    except BaseException as exc:
+        if saved is not None:
+            sys.modules["__main__"] = saved
+        return report(exc, compiling=True)
+    return _exec_main(code, main, saved)
+
+
+def _source_code(source, filename, rewrite):
+    """Compile source that no file holds, rewritten when it has an import to defer
+    (no cache: the rewriter is imported only when the text says ``import``)."""
+    data = source.encode("utf-8", "surrogateescape") if isinstance(source, str) else source
+    if not (rewrite and b"import" in data):
+        if filename == "<string>" and isinstance(source, str):
+            # exec() compiles a string as "<string>", as python -c does; compile() would
+            # first make the ast module's classes (PyAST_Check), a third of a start-up
+            return source
+        return compile(data, filename, "exec", dont_inherit=True)
+    if rewrite:
+        from lazify._hook import LazifyLoader
+
+        # the loader's rewrite, with its fallback to the plain compile (and warning)
+        return LazifyLoader("__main__", filename)._rewrite(data, filename, "__main__")[0]
+
+
+# ------------------------------------------------------------------------ scripts
+
+
+def run_script(path: str, argv, *, rewrite: bool = False) -> int:
+    sys.argv = [path, *argv]
+    if os.path.isdir(path) or not os.path.isfile(path) or _is_zip(path):
+        # A directory or zip with __main__.py: runpy imports it through the import
+        # system, so the hook rewrites it, and inserts *path* at sys.path[0] itself; drop
+        # the entry python made for lazify (its bin directory or the cwd) first.
+        import runpy
+
+        if sys.path and not (sys.flags.isolated or getattr(sys.flags, "safe_path", False)):
+            del sys.path[0]
+        return _through_runpy(runpy.run_path, path, run_name="__main__")
+    _set_path0(os.path.dirname(os.path.realpath(path)))
+    from _frozen_importlib_external import SourceFileLoader
+
+    filename = os.path.abspath(path)
+    # As `python script.py` (3.9+): an absolute __file__, no __spec__, argv[0] as given.
+    main, saved = _new_main(__file__=filename, __cached__=None, __spec__=None,
+                            __loader__=SourceFileLoader("__main__", filename))
+    try:
+        code = _script_code(filename, rewrite)
+    except BaseException as exc:
+        if saved is not None:
+            sys.modules["__main__"] = saved
+        return report(exc, compiling=True)
+    return _exec_main(code, main, saved)
+
+
+def _is_zip(path: str) -> bool:
+    """Whether python would run ``path`` as a zip application (``zipimport`` is
+    imported at start-up, ``zipfile`` is not)."""
+    import zipimport
+
+    try:
+        zipimport.zipimporter(path)
+    except (zipimport.ZipImportError, OSError):
+        return False
+    return True
+
+
+def _script_code(path: str, rewrite: bool = False):
+    """Compile the main script with lazify's rewrite.
+
+    ``python script.py`` compiles the main script outside the import system, so no hook
+    sees it; ``run`` gets its code from lazify's loader instead (module ``__main__``),
+    which uses and fills lazify's bytecode cache like any imported module, and falls
+    back to the plain code with a warning if rewriting fails.
+    """
+    if rewrite:
+        from lazify._hook import LazifyLoader
+
+        return LazifyLoader("__main__", path).get_code("__main__")
+    with open(path, "rb") as f:
+        source = f.read()
+    return compile(source, path, "exec", dont_inherit=True)
+
+
+# ------------------------------------------------------------------------ errors
+
+
+def report(exc: BaseException, compiling: bool = False) -> int:
+    """Handle an exception from the target the way the interpreter would; return the code.
+
+    :param compiling: raised while compiling the main code, where python shows no frame
+        (a SyntaxError shows its own line).
+    """
+    if isinstance(exc, SystemExit):
+        code = exc.code
+        if code is None:
+            return 0
+        if isinstance(code, int):
+            return code
+        print(code, file=sys.stderr)
+        return 1
+    tb = None if compiling else exc.__traceback__
+    # Drop lazify's and runpy's own frames, so that the traceback starts at the user's code
+    # as it does under plain `python`.
+    own = _runpy_files() | {os.path.normcase(os.path.abspath(__file__))}
+    while tb is not None and _is_own_frame(tb.tb_frame.f_code.co_filename, own):
+        tb = tb.tb_next
+    # Set it on the exception too: the default hook prints exc.__traceback__ on 3.12+.
+    exc.__traceback__ = tb
+    sys.excepthook(type(exc), exc, tb)
+    if isinstance(exc, KeyboardInterrupt):
+        return 130
+    return 1

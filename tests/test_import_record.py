@@ -1,0 +1,72 @@
+"""The runtime's record of deferred and resolved imports, and the summary printed at exit."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+from tests._util import run_python
+
+
+def tree(tmp_path):
+    (tmp_path / "used_dep.py").write_text("VALUE = 1\n")
+    (tmp_path / "unused_dep.py").write_text("print('unused_dep ran')\n")
+    (tmp_path / "app.py").write_text(textwrap.dedent("""\
+        import used_dep
+        import unused_dep
+
+        def main():
+            return used_dep.VALUE
+        """))
+    (tmp_path / "main.py").write_text("import app\nprint(app.main())\n")
+    return tmp_path
+
+
+def test_run_summary_names_what_was_never_needed(tmp_path):
+    root = tree(tmp_path)
+    proc = run_python(["-m", "lazify", "run", "--summary", "main.py"], cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "1\n"
+    first, *named = proc.stderr.splitlines()
+    assert first.startswith("lazify: ") and "imports deferred, 1 never resolved" in first
+    assert named == ["  app:2: import unused_dep"]
+
+
+def test_summary_variable_with_install(tmp_path):
+    root = tree(tmp_path)
+    code = "import lazify; lazify.install(); import app; print(app.main())"
+    proc = run_python(code, cwd=root, env_extra={"LAZIFY_SUMMARY": "1"})
+    assert proc.stdout == "1\n", proc.stderr
+    assert proc.stderr.splitlines()[1:] == ["  app:2: import unused_dep"]
+    quiet = run_python(code, cwd=root)
+    assert quiet.stderr == ""
+
+
+def test_snapshot_is_plain_data_with_where_and_first_use(tmp_path):
+    root = tree(tmp_path)
+    code = textwrap.dedent("""\
+        import json, lazify
+        from lazify import _import_record
+        _import_record.start()
+        lazify.install()
+        import app
+        app.main()
+        print(json.dumps(_import_record.snapshot()))
+        """)
+    proc = run_python(code, cwd=root)
+    snap = json.loads(proc.stdout)
+    records = {r["name"]: r for r in snap["deferred"] if r["module"] == "app"}
+    assert records["used_dep"] == {
+        "module": "app", "file": str(root / "app.py"), "line": 1,
+        "statement": "import used_dep", "name": "used_dep", "resolved": True,
+        "first_use": {"file": str(root / "app.py"), "line": 5}}
+    assert records["unused_dep"]["resolved"] is False
+    assert records["unused_dep"]["first_use"] is None
+    assert snap["modules_rewritten"] >= 1
+
+
+def test_record_off_by_default_imports_nothing(tmp_path):
+    root = tree(tmp_path)
+    proc = run_python("import sys, lazify; lazify.install(); import app; app.main(); "
+                      "print('lazify._import_record' in sys.modules)", cwd=root)
+    assert proc.stdout == "False\n", proc.stderr

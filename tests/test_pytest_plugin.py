@@ -1,0 +1,128 @@
+"""The pytest plugin (``pytest --lazify``), through pytest's own ``pytester``: each
+session runs in a subprocess, as a user's would."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.fixture
+def project(pytester, monkeypatch):
+    monkeypatch.setenv("LAZIFY_MECHANISM", "rewrite")
+    monkeypatch.delenv("LAZIFY_SUMMARY", raising=False)
+    pytester.makepyfile(
+        mylib=textwrap.dedent("""\
+            import used_dep
+            import unused_dep
+
+            def value():
+                '''
+                >>> value()
+                1
+                '''
+                return used_dep.VALUE
+            """),
+        used_dep="VALUE = 1\n",
+        unused_dep="print('unused_dep ran')\n",
+        test_lib=textwrap.dedent("""\
+            import sys
+            import mylib
+
+            def test_value():
+                assert mylib.value() == 1
+
+            def test_modules():
+                print("LAZIFY-MODULES", sorted(m for m in sys.modules if m.startswith("lazify")))
+                print("UNUSED-RAN", "unused_dep" in sys.modules)
+            """),
+    )
+    return pytester
+
+
+def modules_line(result):
+    line = next(l for l in result.outlines if "LAZIFY-MODULES" in l)
+    return line.partition("LAZIFY-MODULES ")[2]
+
+
+def test_off_imports_no_lazify_module(project):
+    result = project.runpytest_subprocess("-s")
+    result.assert_outcomes(passed=2)
+    assert modules_line(result) == "[]"
+    assert "UNUSED-RAN True" in result.stdout.str()
+    assert "lazy imports:" not in result.stdout.str()
+
+
+@pytest.mark.parametrize("flag", [["--lazify"], ["-p", "lazify"]])
+def test_on_defers_and_summarises(project, flag):
+    result = project.runpytest_subprocess("-s", *flag)
+    result.assert_outcomes(passed=2)
+    assert "UNUSED-RAN False" in result.stdout.str()
+    result.stdout.fnmatch_lines([
+        "*- lazify -*",
+        "lazy imports: * modules rewritten, * imports deferred, * never resolved",
+        "  mylib:2: import unused_dep",
+    ])
+
+
+def test_addopts(project):
+    project.makeini("[pytest]\naddopts = --lazify\n")
+    result = project.runpytest_subprocess("-s")
+    assert "UNUSED-RAN False" in result.stdout.str()
+
+
+def test_excluding(project):
+    result = project.runpytest_subprocess("-s", "--lazify", "--lazify-excluding", "mylib")
+    result.assert_outcomes(passed=2)
+    assert "UNUSED-RAN True" in result.stdout.str()
+    assert "mylib:2" not in result.stdout.str()
+
+
+def test_pyproject_settings(project):
+    project.makefile(".toml", pyproject='[tool.lazify]\nexcluding = ["mylib"]\n')
+    result = project.runpytest_subprocess("-s", "--lazify")
+    assert "UNUSED-RAN True" in result.stdout.str()
+
+
+def test_json_report(project):
+    result = project.runpytest_subprocess("--lazify", "--lazify-report=out.json")
+    result.assert_outcomes(passed=2)
+    report = json.loads((project.path / "out.json").read_text())
+    records = {r["statement"]: r for r in report["deferred"] if r["module"] == "mylib"}
+    assert records["import unused_dep"]["resolved"] is False
+    assert records["import used_dep"]["resolved"] is True
+    assert records["import used_dep"]["first_use"] == {"file": str(project.path / "mylib.py"),
+                                                       "line": 9}
+    assert report["summary"]["never_resolved"] >= 1
+
+
+def test_doctest_modules_on_pending_names(project):
+    result = project.runpytest_subprocess("--lazify", "--doctest-modules", "mylib.py")
+    result.assert_outcomes(passed=1)
+
+
+def test_importlib_import_mode(project):
+    result = project.runpytest_subprocess("-s", "--lazify", "--import-mode=importlib")
+    result.assert_outcomes(passed=2)
+    assert "UNUSED-RAN False" in result.stdout.str()
+
+
+def test_xdist_workers_lazy_and_summary_merged(project):
+    pytest.importorskip("xdist")
+    result = project.runpytest_subprocess("--lazify", "-n", "2", "--lazify-report=out.json")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["  mylib:2: import unused_dep"])
+    report = json.loads((project.path / "out.json").read_text())
+    statements = [r["statement"] for r in report["deferred"] if r["module"] == "mylib"]
+    assert statements.count("import unused_dep") == 1
+
+
+def test_bad_settings_are_a_usage_error(project):
+    project.makefile(".toml", pyproject='[tool.lazify]\nbogus = 1\n')
+    result = project.runpytest_subprocess("--lazify")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*lazify*unknown key*bogus*"])
