@@ -356,8 +356,11 @@ def _classify(plain_roots, lazy_roots, lazy_state, excluding, mechanism):
     first_use: dict[str, dict] = {}
     for entry in deferred:
         if entry["resolved"]:
+            importer = entry["module"] if isinstance(entry["module"], str) else ""
             for target in entry["targets"]:
-                first_use.setdefault(target, entry)
+                # a module's own packages were imported before it: not by its imports
+                if importer != target and not importer.startswith(target + "."):
+                    first_use.setdefault(target, entry)
 
     _mark_startup(lazy_roots)
     # python -m pkg[.mod]: runpy imports the packages first, before the program runs
@@ -438,7 +441,8 @@ def _mark_startup(roots):
     """Mark what was imported before lazify's hook could be in place: the subtree of
     ``site`` (which imports the report's ``sitecustomize``, which installs lazify in the
     lazy run) and everything before it; and lazify's own modules."""
-    after_site = False
+    # without ``site`` (python -S) nothing ran before the program
+    after_site = not any(root["name"] == "site" for root in roots)
     for root in roots:
         startup = not after_site
         if root["name"] == "site":
@@ -465,14 +469,16 @@ def _deferred_entry(raw, files) -> dict | None:
 def _targets(statement: str, module, file, files) -> list[str]:
     """The absolute modules an import statement names: ``import a.b`` names ``a`` and
     ``a.b``; ``from .m import n`` names the package's ``m`` and ``m.n`` (a submodule,
-    if ``n`` is one)."""
+    if ``n`` is one).  Not the packages above them: those are imported for many other
+    reasons."""
     words = statement.replace(",", " ").split()
     if not words:
         return []
     if words[0] == "import":
+        # resolving ``import a.b`` binds (and imports) ``a``; eagerly it imports ``a.b``
         name = words[1]
-        parts = name.split(".")
-        return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+        top = name.partition(".")[0]
+        return [name] if top == name else [top, name]
     if words[0] != "from" or "import" not in words:
         return []
     source = words[1]
@@ -497,9 +503,7 @@ def _targets(statement: str, module, file, files) -> list[str]:
             skip = True
         elif word not in ("(", ")"):
             names.append(word.strip("()"))
-    parts = base.split(".")
-    targets = [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
-    return targets + [f"{base}.{n}" for n in names if n and n != "*"]
+    return [base] + [f"{base}.{n}" for n in names if n and n != "*"]
 
 
 def _package_of(module, file, files):

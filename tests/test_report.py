@@ -73,6 +73,53 @@ def test_importtime_of_a_real_interpreter():
         assert node["cum_us"] >= sum(c["cum_us"] for c in node["children"])
 
 
+def node(name, *children, cum=None):
+    return {"name": name, "self_us": 10, "children": list(children),
+            "cum_us": cum if cum is not None else 10 + sum(c["cum_us"] for c in children)}
+
+
+def test_targets_of_a_statement():
+    targets = _report._targets
+    assert targets("import a.b.c", "m", "/m.py", {}) == ["a", "a.b.c"]
+    assert targets("import json as j", "m", "/m.py", {}) == ["json"]
+    assert targets("from .types import Choice as Choice", "click", "/c/click/__init__.py",
+                   {}) == ["click.types", "click.types.Choice"]
+    assert targets("from .. import x, y", "p.q.r", "/p/q/r.py", {}) == ["p", "p.x", "p.y"]
+    assert targets("from .cli import main", "__main__", "/app/heavy/__main__.py",
+                   {"heavy": "/app/heavy/__init__.py"}) == ["heavy.cli", "heavy.cli.main"]
+    assert targets("from ... import x", "a.b", "/a/b.py", {}) == []
+
+
+def test_what_a_resolution_imported():
+    """A resolved deferred import explains the module it names, never a package above
+    its own module (imported before it: black's console script imports black, whose
+    `from black.const import X` resolves later)."""
+    plain = [node("site"), node("pkg", node("pkg.const"), node("pkg.big"))]
+    lazy = [node("site"), node("pkg", node("pkg.const"))]
+    state = {"modules": {"pkg": "/nowhere/pkg/__init__.py", "pkg.const": "/nowhere/pkg/const.py"},
+             "deferred": [
+                 {"module": "pkg", "file": "/nowhere/pkg/__init__.py", "line": 1, "name": "X",
+                  "statement": "from pkg.const import X", "resolved": True,
+                  "first_use": {"file": "/nowhere/pkg/__init__.py", "line": 9}},
+                 {"module": "pkg", "file": "/nowhere/pkg/__init__.py", "line": 2, "name": "big",
+                  "statement": "import pkg.big", "resolved": False, "first_use": None},
+                 {"module": "pkg.const", "file": "/nowhere/pkg/const.py", "line": 1,
+                  "name": "pkg", "statement": "import pkg", "resolved": True,
+                  "first_use": {"file": "/nowhere/pkg/const.py", "line": 5}}]}
+    _eager, deferred = _report._classify(plain, lazy, state, None, "rewrite")
+    p, z = names(plain), names(lazy)
+    assert z["site"]["status"] == "startup"
+    assert z["pkg"]["status"] == "eager" and z["pkg"]["reason"] == "top-level"
+    assert z["pkg.const"]["status"] == "resolved"
+    assert z["pkg.const"]["first_use"] == {"file": "/nowhere/pkg/__init__.py", "line": 9}
+    assert p["pkg.big"]["status"] == "not-imported" and p["pkg.const"]["status"] == "resolved"
+    assert [d["resolved"] for d in deferred] == [True, False, True]
+    # python -S: no site, nothing is start-up
+    bare = [node("pkg")]
+    _report._classify([], bare, {"modules": {}, "deferred": []}, None, "rewrite")
+    assert bare[0]["status"] == "eager"
+
+
 # ---------------------------------------------------------------- the command
 
 
