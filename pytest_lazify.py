@@ -35,44 +35,51 @@ def pytest_addoption(parser):
 
 
 def _asked(config) -> bool:
+    """``--lazify``, ``-p lazify`` (or ``-p pytest_lazify``) on the command line or in
+    ``addopts``."""
     options = config.known_args_namespace
     if getattr(options, "lazify", False):
         return True
-    if "lazify" in (getattr(options, "plugins", None) or ()):
-        return True
-    if any(arg == "-plazify" for arg in config.invocation_params.args):
-        return True
-    return _already_active()
+    plugins = getattr(options, "plugins", None) or ()
+    return "lazify" in plugins or __name__ in plugins
 
 
 def _already_active() -> bool:
+    """lazify's hook is installed in global mode already (``LAZIFY=1``, an enabled
+    environment, ``install()`` in ``sitecustomize``): asked without importing lazify."""
     lazify = sys.modules.get("lazify")
     probe = getattr(lazify, "is_lazy_imports_enabled", None)
-    return probe is not None and sys.modules.get("lazify._hook") is not None and probe()
+    hook = sys.modules.get("lazify._hook")
+    return probe is not None and hook is not None and hook.is_installed() and probe()
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config, parser, args):
     """Before the first conftest is imported: install the hook in global mode."""
     config = early_config
-    if not _asked(config):
+    asked = _asked(config)
+    active = _already_active()
+    if not (asked or active):
         return
     options = config.known_args_namespace
-    from lazify import _hook, _import_record
-    from lazify._run import resolve_settings
-
-    try:
-        enabled, excluding, mechanism = resolve_settings(
-            str(config.rootpath), getattr(options, "lazify_mechanism", None))
-    except ValueError as exc:
-        raise pytest.UsageError(f"lazify: {str(exc).removeprefix('lazify: ')}") from None
+    mechanism = getattr(options, "lazify_mechanism", None)
     extra = [name for name in getattr(options, "lazify_excluding", ()) or () if name]
-    if extra:
-        from lazify._mode import DEFAULT_EXCLUDING
+    from lazify import _import_record
 
-        excluding = frozenset({*(excluding or DEFAULT_EXCLUDING), *extra})
-    if enabled or not _already_active():
+    if asked or mechanism or extra:
+        from lazify import _hook
+        from lazify._run import resolve_settings
+
+        try:
+            enabled, excluding, mechanism = resolve_settings(str(config.rootpath), mechanism)
+        except ValueError as exc:
+            raise pytest.UsageError(f"lazify: {str(exc).removeprefix('lazify: ')}") from None
+        if extra:
+            from lazify._mode import DEFAULT_EXCLUDING
+
+            excluding = frozenset({*(excluding or DEFAULT_EXCLUDING), *extra})
         _hook.install(enabled=enabled, excluding=excluding, mechanism=mechanism)
+    # else: active already, with the settings it was started with
     _import_record.start()
     config.stash[_ON] = True
 
@@ -121,7 +128,7 @@ def pytest_terminal_summary(terminalreporter, config):
 
     snap = _record(config)
     terminalreporter.write_sep("-", "lazify")
-    text = _import_record.format_summary(snap, title="lazy imports")
+    text = _import_record.format_summary(snap, title="lazy imports", first=str(config.rootpath))
     for line in text.splitlines():
         terminalreporter.write_line(line)
     path = config.getoption("lazify_report")
@@ -129,7 +136,12 @@ def pytest_terminal_summary(terminalreporter, config):
         report = dict(snap)
         report["summary"] = {k: v for k, v in _import_record.summary(snap).items()
                              if k != "never_resolved_imports"}
-        with open(os.path.abspath(path), "w", encoding="utf-8") as f:
-            json.dump(report, f, indent=1)
-            f.write("\n")
-        terminalreporter.write_line(f"lazify report written to {path}")
+        try:
+            with open(os.path.abspath(path), "w", encoding="utf-8") as f:
+                json.dump(report, f, indent=1)
+                f.write("\n")
+        except OSError as exc:
+            terminalreporter.write_line(f"lazify: cannot write the report {path}: "
+                                        f"{exc.strerror or exc}", red=True)
+        else:
+            terminalreporter.write_line(f"lazify report written to {path}")

@@ -88,12 +88,13 @@ def _first_user_frame():
     own = os.path.dirname(os.path.abspath(__file__))
     frame = sys._getframe(2)
     while frame is not None:
-        filename = frame.f_code.co_filename
+        code = frame.f_code
+        filename = code.co_filename
         if not (filename.startswith("<frozen importlib") or os.path.dirname(filename) == own
                 or filename.endswith(("importlib/__init__.py", "importlib\\__init__.py"))
-                # a module's own ``def __getattr__``, whose first statement (lazify's)
-                # answered the name: the use is its caller's (``pkg.name`` from outside)
-                or (frame.f_code.co_name == "__getattr__" and "__lazy__" in frame.f_globals)):
+                # a rewritten module's own PEP 562 hook, whose prologue asks lazify
+                or (code.co_name in ("__getattr__", "__dir__")
+                    and "__lazy__" in frame.f_globals)):
             return {"file": filename, "line": frame.f_lineno}
         frame = frame.f_back
     return None
@@ -180,9 +181,17 @@ def summary(snap: dict) -> dict:
     }
 
 
-def format_summary(snap: dict, shown: int = SHOWN, title: str = "lazify") -> str:
-    """The summary section as text lines (what ``--summary`` and pytest print)."""
+def format_summary(snap: dict, shown: int = SHOWN, title: str = "lazify", first=None) -> str:
+    """The summary section as text lines (what ``--summary`` and pytest print).
+
+    :param first: a directory: the never-resolved imports written in files under it
+        (the project under test) are named before the others.
+    """
     s = summary(snap)
+    if first is not None:
+        prefix = os.path.join(os.path.abspath(first), "")
+        s["never_resolved_imports"].sort(
+            key=lambda r: not (r["file"] or "").startswith(prefix))
     lines = [f"{title}: {s['modules_rewritten']} modules rewritten, "
              f"{s['imports_deferred']} imports deferred, "
              f"{s['never_resolved']} never resolved"]

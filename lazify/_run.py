@@ -215,10 +215,12 @@ def _new_main(**attributes):
     return main, saved
 
 
-def _exec_main(code, main, saved) -> int:
+def _exec_main(code, main, saved, source=None, filename=None) -> int:
     try:
         exec(code, main.__dict__)
     except BaseException as exc:
+        if source is not None:
+            _register_source(exc, source, filename)
         return report(exc)
     finally:
         if saved is not None:
@@ -304,7 +306,29 @@ def run_source(source, filename: str, argv, *, rewrite: bool) -> int:
         if saved is not None:
             sys.modules["__main__"] = saved
         return report(exc, compiling=True)
-    return _exec_main(code, main, saved)
+    # python -c keeps the code's source for tracebacks (3.13+), python - does not
+    return _exec_main(code, main, saved, source if filename == "<string>" else None, filename)
+
+
+def _register_source(exc, source, filename) -> None:
+    """Let the traceback show the lines of ``-c`` code, as python does on 3.13+ (linecache keeps such source by code object); on the error path only."""
+    linecache = sys.modules.get("linecache")
+    if linecache is None or not hasattr(linecache, "_register_code"):
+        if sys.version_info < (3, 13):
+            return
+        import linecache
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename == filename and code.co_name == "<module>":
+            if isinstance(source, bytes):
+                source = source.decode("utf-8", "replace")
+            try:
+                linecache._register_code(code, source, filename)
+            except Exception:
+                pass
+            return
+        tb = tb.tb_next
 
 
 def _source_code(source, filename, rewrite):

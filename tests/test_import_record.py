@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import sys
 import textwrap
+
+import pytest
 
 from tests._util import run_python
 
@@ -22,9 +25,15 @@ def tree(tmp_path):
     return tmp_path
 
 
-def test_run_summary_names_what_was_never_needed(tmp_path):
+@pytest.mark.parametrize("mechanism", [
+    "rewrite",
+    pytest.param("native", marks=pytest.mark.skipif(
+        not hasattr(sys, "set_lazy_imports_filter"), reason="PEP 810: 3.15+")),
+])
+def test_run_summary_names_what_was_never_needed(tmp_path, mechanism):
     root = tree(tmp_path)
-    proc = run_python(["-m", "lazify", "run", "--summary", "main.py"], cwd=root)
+    proc = run_python(["-m", "lazify", "run", "--summary", "main.py"], cwd=root,
+                      env_extra={"LAZIFY_MECHANISM": mechanism})
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "1\n"
     first, *named = proc.stderr.splitlines()
@@ -70,3 +79,22 @@ def test_record_off_by_default_imports_nothing(tmp_path):
     proc = run_python("import sys, lazify; lazify.install(); import app; app.main(); "
                       "print('lazify._import_record' in sys.modules)", cwd=root)
     assert proc.stdout == "False\n", proc.stderr
+
+
+def test_first_use_through_a_modules_own_getattr_is_the_importer(tmp_path):
+    (tmp_path / "dep.py").write_text("def dumps():\n    pass\n")
+    (tmp_path / "mod.py").write_text(
+        "from dep import dumps\n\ndef __getattr__(name):\n    raise AttributeError(name)\n")
+    (tmp_path / "main.py").write_text(textwrap.dedent("""\
+        import lazify
+        from lazify import _import_record
+        _import_record.start()
+        lazify.install()
+        import mod
+        from mod import dumps
+        print([r["first_use"] for r in _import_record.snapshot()["deferred"]
+               if r["module"] == "mod"])
+        """))
+    proc = run_python(["main.py"], cwd=tmp_path)
+    assert proc.stdout.strip() == repr([{"file": str(tmp_path / "main.py"), "line": 6}]), \
+        proc.stderr

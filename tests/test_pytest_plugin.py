@@ -4,6 +4,7 @@ session runs in a subprocess, as a user's would."""
 from __future__ import annotations
 
 import json
+import sys
 import textwrap
 
 import pytest
@@ -126,3 +127,59 @@ def test_bad_settings_are_a_usage_error(project):
     result = project.runpytest_subprocess("--lazify")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*lazify*unknown key*bogus*"])
+
+
+def test_already_active_interpreter_gets_the_summary(project):
+    # what LAZIFY=1 or an enabled environment does: lazify installed before pytest starts
+    # pytest itself excluded: where fnmatch is not imported at start-up (Debian's 3.15),
+    # pytest rewritten breaks: its assertion rewriter's find_spec reads _pytest.pathlib's
+    # pending fnmatch while that import is being found (`lazify run -m pytest` too)
+    project.makepyfile(sitecustomize=(
+        "import lazify\n"
+        "lazify.install(excluding={*lazify.DEFAULT_EXCLUDING, '_pytest', 'pytest', 'pluggy'})\n"))
+    result = project.runpytest_subprocess("-s")
+    result.assert_outcomes(passed=2)
+    assert "UNUSED-RAN False" in result.stdout.str()
+    result.stdout.fnmatch_lines(["*- lazify -*", "  mylib:2: import unused_dep"])
+
+
+def test_project_imports_named_first(project):
+    result = project.runpytest_subprocess("--lazify")
+    lines = result.outlines
+    start = next(i for i, l in enumerate(lines) if l.startswith("lazy imports:"))
+    assert lines[start + 1] == "  mylib:2: import unused_dep"
+
+
+def test_plugin_blocked(project):
+    result = project.runpytest_subprocess("-s", "--lazify", "-p", "no:lazify")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR   # the option is the plugin's
+
+
+@pytest.mark.skipif(not hasattr(sys, "set_lazy_imports_filter"), reason="PEP 810: 3.15+")
+def test_native_mechanism(project):
+    result = project.runpytest_subprocess("-s", "--lazify", "--lazify-mechanism=native",
+                                          "--lazify-report=out.json")
+    result.assert_outcomes(passed=2)
+    assert "UNUSED-RAN False" in result.stdout.str()
+    result.stdout.fnmatch_lines(["  mylib:2: import unused_dep"])
+    report = json.loads((project.path / "out.json").read_text())
+    assert report["mechanism"] == "native"
+    records = {r["statement"]: r for r in report["deferred"] if r["module"] == "mylib"}
+    assert records["import used_dep"]["resolved"] is True
+    assert records["import unused_dep"]["resolved"] is False
+
+
+def test_unwritable_report_is_one_line(project):
+    result = project.runpytest_subprocess("--lazify", "--lazify-report=no/such/dir/out.json")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["lazify: cannot write the report no/such/dir/out.json: "
+                                 "No such file or directory"])
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+def test_unusable_mechanism_is_a_usage_error(project):
+    if hasattr(sys, "set_lazy_imports_filter"):
+        pytest.skip("this Python has the native mechanism")
+    result = project.runpytest_subprocess("--lazify", "--lazify-mechanism=native")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*lazify*native mechanism needs*"])
