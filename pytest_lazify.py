@@ -71,13 +71,10 @@ def pytest_load_initial_conftests(early_config, parser, args):
         from lazify._run import resolve_settings
 
         try:
-            enabled, excluding, mechanism = resolve_settings(str(config.rootpath), mechanism)
+            enabled, excluding, mechanism = resolve_settings(
+                mechanism, project=str(config.rootpath), extra_excluding=extra)
         except ValueError as exc:
             raise pytest.UsageError(f"lazify: {str(exc).removeprefix('lazify: ')}") from None
-        if extra:
-            from lazify._mode import DEFAULT_EXCLUDING
-
-            excluding = frozenset({*(excluding or DEFAULT_EXCLUDING), *extra})
         _hook.install(enabled=enabled, excluding=excluding, mechanism=mechanism)
     # else: active already, with the settings it was started with
     _import_record.start()

@@ -13,51 +13,58 @@ from ._mode import set_lazy_imports as set_lazy_imports
 __version__ = "0.1.0"
 
 
-def install(*, enabled: bool = True, excluding=None, mechanism=None) -> None:
+def install(*, enabled=None, excluding=None, mechanism=None) -> None:
     """Install the import hook (idempotent).
 
-    Settings also come from ``[tool.lazify]`` in the nearest ``pyproject.toml``
-    above the current directory and from the environment: ``enabled = false``
-    or ``LAZIFY_DISABLE=1`` turn global mode off; their ``excluding`` names
-    (and ``LAZIFY_EXCLUDING=a,b``) are added to the default list when
-    ``excluding`` is None.  A malformed file gives a warning, never a failure.
+    Settings not given come from the environment, then from the settings ``lazify
+    enable`` recorded for this environment, then lazify's defaults (never from the
+    current directory): ``LAZIFY_DISABLE=1`` or a recorded ``enabled = false`` turn
+    global mode off; the recorded ``excluding`` names and ``LAZIFY_EXCLUDING=a,b`` are
+    added to the default list when ``excluding`` is None.  ``LAZIFY=0`` makes a call
+    without ``enabled`` do nothing.  A malformed setting is reported once, never a
+    failure.
 
     :param enabled: ``True`` is global mode, like PEP 690's ``-L``: every
         eligible import in every transformed module is lazy.  ``False``
         installs the hook for explicit opt-ins only (``__lazy_modules__``).
+        ``None``: the settings, else ``True``.
     :param excluding: container of module names whose own imports stay eager;
         ``None`` means :data:`DEFAULT_EXCLUDING` plus the configured names.
     :param mechanism: ``"native"`` (Python 3.15+: the imports lazify finds
         eligible become PEP 810 ``lazy`` imports, which the interpreter defers)
         or ``"rewrite"`` (every version: generated code, PEP 690's transparent
-        namespace).  ``None``: ``[tool.lazify] mechanism`` or
-        ``LAZIFY_MECHANISM``, else native where the interpreter has it.
-        ``ValueError`` for ``"native"`` before 3.15; the configured one then
-        gives a warning and the rewrite.
+        namespace).  ``None``: ``LAZIFY_MECHANISM`` or the recorded one, else
+        native where the interpreter has it.  ``ValueError`` for ``"native"``
+        before 3.15; the configured one then gives a warning and the rewrite.
     """
     from ._hook import install as _install
-    from ._mode import check_mechanism, has_settings
+    from ._mode import check_mechanism, env_flag, has_settings, recorded, recorded_settings
 
     if mechanism is not None:
         check_mechanism(mechanism)
+    if enabled is None and env_flag("LAZIFY", True) is False:
+        return                           # LAZIFY=0: lazify is off for this run
 
-    config = None
+    names = ()
     try:
-        if has_settings():       # most starts have none: _config is not imported then
-            from ._config import load_config, usable_mechanism
+        if has_settings():       # most starts have no variable: _config is not imported then
+            from ._config import resolve, usable_mechanism
 
-            config = load_config()
+            config = resolve(enabled=enabled, mechanism=mechanism, strict=False)
+            enabled, names = config.enabled, config.excluding
+            if mechanism is None:
+                mechanism = usable_mechanism(config.mechanism, stacklevel=2)
+        elif recorded():         # an enabled environment: the recorded settings as they are
+            enabled, names, configured = recorded_settings(recorded(), enabled)
+            mechanism = mechanism or configured
     except Exception as exc:  # lazify must never be why a program fails to start
-        import warnings
+        from ._mode import report
 
-        warnings.warn(f"lazify: settings ignored: {exc}", RuntimeWarning, stacklevel=2)
-    if config is not None:
-        enabled = enabled and config.enabled
-        if excluding is None and config.excluding:
-            excluding = frozenset({*DEFAULT_EXCLUDING, *config.excluding})
-        if mechanism is None:
-            mechanism = usable_mechanism(config.mechanism, stacklevel=2)
-    _install(enabled=enabled, excluding=excluding, mechanism=mechanism)
+        report(f"settings ignored: {exc}")
+    if excluding is None and names:
+        excluding = frozenset({*DEFAULT_EXCLUDING, *names})
+    _install(enabled=True if enabled is None else enabled, excluding=excluding,
+             mechanism=mechanism)
 
 
 def uninstall() -> None:

@@ -148,7 +148,49 @@ def _commands() -> tuple:
           _MECHANISM_OPTION,
           (("cmd",), {"nargs": argparse.REMAINDER, "metavar": "-- CMD ARGS",
                       "help": "the command, as you would run it"})]),
+        *_activation_commands(),
     )
+
+
+def _activation_commands() -> tuple:
+    """``enable``, ``disable``, ``status`` (:mod:`lazify._activate`)."""
+    python = (("--python",), {"metavar": "PATH", "default": None,
+                              "help": "the environment's interpreter (default: this one)"})
+    return (
+        ("enable", _cmd_activation,
+         "turn lazify on for a Python environment (a .pth file in its site-packages)",
+         "Turn lazify on for every start of a Python environment's interpreter: write "
+         "lazify-enabled.pth into its site-packages, recording the settings of the "
+         "pyproject.toml found from here (or --settings FILE), and write lazify's cache "
+         "for it. Again: update the settings.",
+         [python,
+          (("--settings",), {"metavar": "FILE", "default": None,
+                             "help": "a TOML file whose [tool.lazify] to record"}),
+          (("--no-compile",), {"dest": "compile", "action": "store_false",
+                               "help": "do not write the cache ahead of time"})]),
+        ("disable", _cmd_activation,
+         "turn lazify off for a Python environment (remove what enable wrote)",
+         "Remove the lazify-enabled.pth that `lazify enable` wrote, and nothing else.",
+         [python]),
+        ("status", _cmd_activation,
+         "whether lazify is active here, why, its settings and cache",
+         "Say whether lazify is active in this interpreter and why, the mechanism, the "
+         "settings and where each comes from, where the cache goes and how much of the "
+         "environment is compiled. Exit status 0 when active, 1 when not.",
+         []),
+    )
+
+
+def _cmd_activation(args: argparse.Namespace) -> int:
+    from lazify import _activate
+
+    try:
+        return getattr(_activate, f"cmd_{args.command}")(args)
+    except BrokenPipeError:
+        # `lazify status | head -1`: the reader is gone, as with any filter; no traceback
+        # now or when the interpreter flushes stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 def _version() -> str:
@@ -177,7 +219,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
     mechanism = mechanism_of(args, "check")
     if mechanism is None:
         return 2
-    strict = os.environ.get("LAZIFY_STRICT", "") not in ("", "0")
+    from lazify._mode import env_flag
+
+    strict = env_flag("LAZIFY_STRICT")
     results = [_check_file(path, excluding, strict, mechanism) for path, excluding in files]
     if args.format == "json":
         json.dump(_json_report(results), sys.stdout, indent=2)
@@ -404,13 +448,14 @@ def _mechanism(args, command, runs=True):
     :param runs: the command compiles code for this interpreter (``compile``, ``run``);
         ``rewrite`` and ``diff`` print native source (``lazy import``) on any version.
     """
-    from lazify._config import ConfigError, load_config, usable_mechanism
+    from lazify._config import ConfigError, load_config, resolve, usable_mechanism
     from lazify._mode import check_mechanism
 
     try:
         if args.mechanism is not None:
             return check_mechanism(args.mechanism) if runs else args.mechanism
-        configured = load_config().mechanism
+        # compile and run: the environment's settings; rewrite/diff: the project's
+        configured = (resolve() if runs else load_config()).mechanism
         return usable_mechanism(configured) if runs else configured
     except (ConfigError, ValueError) as exc:
         message = str(exc).removeprefix("lazify: ")

@@ -68,7 +68,9 @@ def rewrite_file(path: str, excluding=None, mechanism: str = "rewrite") -> tuple
     except Exception as e:
         # A lazify bug (the planner, or a plan the emitter cannot apply): as `check`
         # reports it, unless LAZIFY_STRICT asks for the traceback.
-        if os.environ.get("LAZIFY_STRICT", "") not in ("", "0"):
+        from lazify._mode import env_flag
+
+        if env_flag("LAZIFY_STRICT"):
             raise
         raise _Failed(f"{path}: lazify internal error: {type(e).__name__}: {e} (please report it)") from None
 

@@ -43,7 +43,7 @@ IMPORTLIB_LIBRARIES = ("importlib.metadata", "importlib.resources")
 _PLAIN = None
 
 #: environment switches, read once (LAZIFY_STRICT is read when it matters)
-_DEBUG = os.environ.get("LAZIFY_DEBUG", "") not in ("", "0")
+_DEBUG = _mode.env_flag("LAZIFY_DEBUG")
 
 #: what the hook did in this process; tests read it, LAZIFY_DEBUG prints it
 stats = {"compiled": 0, "cached": 0, "plain": 0, "foreign": 0, "failed": 0}
@@ -112,7 +112,7 @@ def _wanted(fullname: str) -> bool:
 
 
 def _strict() -> bool:
-    return os.environ.get("LAZIFY_STRICT", "") not in ("", "0")
+    return _mode.env_flag("LAZIFY_STRICT")
 
 
 def _transform(data: bytes, path: str, fullname: str, is_package: bool, optimize: int):
@@ -361,7 +361,7 @@ def install(*, enabled=True, excluding=None, mechanism=None):
     record = sys.modules.get("lazify._import_record")
     if record is not None:
         record.attach_native()
-    elif os.environ.get("LAZIFY_SUMMARY", "").strip().lower() in ("1", "true", "yes", "on"):
+    elif rt.env_flag("LAZIFY_SUMMARY"):
         from . import _import_record
 
         _import_record.summary_at_exit()

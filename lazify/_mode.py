@@ -207,6 +207,43 @@ def native_off() -> None:
 #: what :mod:`lazify._config` reads from the environment
 SETTINGS_VARIABLES = ("LAZIFY_DISABLE", "LAZIFY_EXCLUDING", "LAZIFY_MECHANISM")
 
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+#: the problems reported in this process (each is reported once)
+_reported = set()
+
+
+def report(message: str) -> None:
+    """One line on stderr, ``lazify: message``, once per process: a settings problem is
+    found by every entry point that reads the settings, and said once.  Not a warning:
+    at start-up (a ``.pth`` file) the warnings machinery is not there yet, and a
+    program's warning filters are not the place to hide a broken setting."""
+    if message in _reported:
+        return
+    _reported.add(message)
+    try:
+        sys.stderr.write(f"lazify: {message}\n")
+    except Exception:                    # no stderr, or a closed one
+        pass
+
+
+def env_flag(name: str, default: bool = False, environ=None):
+    """A boolean environment variable: 1/0, true/false, yes/no, on/off in any case;
+    unset or empty is *default*, anything else is reported once and is *default*."""
+    value = (os.environ if environ is None else environ).get(name)
+    if not value:
+        return default
+    word = value.strip().lower()
+    if word in _TRUE:
+        return True
+    if word in _FALSE:
+        return False
+    if word:
+        what = "unset" if default is None else int(default)
+        report(f"{name}={value!r} is not one of 1/0, true/false, yes/no, on/off; "
+               f"taken as {what}")
+    return default
+
 
 def find_pyproject(start_dir=None):
     """Return the nearest ``pyproject.toml`` in *start_dir* (default: the current
@@ -222,22 +259,30 @@ def find_pyproject(start_dir=None):
         here = parent
 
 
+def recorded():
+    """The settings ``lazify enable`` recorded for this environment, as its ``.pth``
+    file handed them over at start-up (:mod:`lazify._startup`), or None."""
+    startup = _modules.get("lazify._startup")
+    return None if startup is None else startup.recorded
+
+
 def has_settings(environ=None) -> bool:
-    """Whether there are settings for :mod:`lazify._config` to read: one of its
-    variables set, or a nearest ``pyproject.toml`` that mentions lazify (or cannot
-    be read: reading it again reports why).  :func:`lazify.install` imports
-    ``_config`` only then; most starts have none."""
+    """Whether :mod:`lazify._config` must resolve the settings: one of its variables is
+    set.  Otherwise the settings are the recorded ones as they are
+    (:func:`recorded_settings`), and :func:`lazify.install` does not import ``_config``;
+    the current directory plays no part: a program gets the same settings wherever it
+    is started."""
     env = os.environ if environ is None else environ
-    if any(env.get(name) for name in SETTINGS_VARIABLES):
-        return True
-    path = find_pyproject()
-    if path is None:
-        return False
-    try:
-        with open(path, "rb") as f:
-            return b"lazify" in f.read()
-    except OSError:
-        return True
+    return any(env.get(name) for name in SETTINGS_VARIABLES)
+
+
+def recorded_settings(record, enabled=None):
+    """``(enabled, excluding names, mechanism)`` from the recorded settings alone (no
+    variable set): what :func:`lazify._config.resolve` gives then, without importing it
+    (``lazify enable`` checked the record when it wrote it)."""
+    if enabled is None:
+        enabled = record.get("enabled", True)
+    return bool(enabled), tuple(record.get("excluding") or ()), record.get("mechanism")
 
 
 def is_lazy_imports_enabled() -> bool:

@@ -120,7 +120,7 @@ def _site_dir() -> str:
 
 
 def _environment(base: dict, site: str, mode: str, trace: bool, out: str | None,
-                 mechanism: str | None) -> dict:
+                 mechanism: str | None, plain_off: bool = False) -> dict:
     env = dict(base)
     # LAZIFY_SUMMARY would have the lazy run print the record's summary at exit: a
     # difference in output that is lazify's, not the program's
@@ -129,9 +129,17 @@ def _environment(base: dict, site: str, mode: str, trace: bool, out: str | None,
                                                         if base.get("PYTHONPATH") else []))}
     if trace:
         changed["PYTHONPROFILEIMPORTTIME"] = "1"
+    if mode == "plain":
+        # LAZIFY=1 would start lazify from the distribution's .pth before any
+        # sitecustomize runs; in an environment ``lazify enable`` turned on, only
+        # LAZIFY=0 keeps it off (plain_off: a plain run found lazify active)
+        changed["LAZIFY"] = "0" if plain_off else None
     for name, value in changed.items():
         env[f"LAZIFY_REPORT_WAS_{name}"] = "=" + base[name] if name in base else "-"
-        env[name] = value
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
     env["LAZIFY_REPORT_MODE"] = mode
     env["LAZIFY_REPORT_HOME"] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     if mechanism:
@@ -256,11 +264,17 @@ def collect(argv, *, rounds: int, stdin: bytes | None, cwd=None, timeout=None,
         for i in range(rounds):
             order = ("plain", "lazy") if i % 2 == 0 else ("lazy", "plain")
             steps += [("trace", mode, True) for mode in order]
+        plain_off = False
         for n, (kind, mode, trace) in enumerate(steps, 1):
             if progress is not None:
                 progress(n, len(steps), kind, mode)
-            env = _environment(base, site, mode, trace, out, mechanism)
+            env = _environment(base, site, mode, trace, out, mechanism, plain_off)
             run = run_once(argv, env, stdin, cwd, timeout, mode, trace, out)
+            if kind == "warm-up" and mode == "plain" and (run.state or {}).get("lazify_active"):
+                # an enabled environment: LAZIFY=0 from now on, and this run again
+                plain_off = True
+                env = _environment(base, site, mode, trace, out, mechanism, plain_off)
+                run = run_once(argv, env, stdin, cwd, timeout, mode, trace, out)
             if kind == "timed":
                 runs[mode].append(run)
             elif kind == "trace":
@@ -274,7 +288,7 @@ def collect(argv, *, rounds: int, stdin: bytes | None, cwd=None, timeout=None,
                 break
     finally:
         shutil.rmtree(site, ignore_errors=True)
-    return {"timed": runs, "trace": traces}
+    return {"timed": runs, "trace": traces, "plain_off": plain_off}
 
 
 # ------------------------------------------------------------------- analysis
@@ -697,6 +711,9 @@ def analyse(argv, collected: dict, *, rounds: int, excluding=None) -> dict:
                 problems.append(f"the {mode} run was killed by signal {-r.returncode}")
             else:
                 problems.append(f"the {mode} run exited with status {r.returncode}")
+    if any((r.state or {}).get("lazify_active") for r in timed["plain"] + traces["plain"]):
+        problems.append("lazify was active in the plain run, even with LAZIFY=0 (a "
+                        "sitecustomize or .pth of the environment's calls lazify.install()?)")
     error = (lazy_state or {}).get("error")
     for mode in ("plain",) if error else ("plain", "lazy"):
         if traces[mode] and not roots[mode]:
@@ -762,12 +779,15 @@ def analyse(argv, collected: dict, *, rounds: int, excluding=None) -> dict:
                  for m in ("plain", "lazy")},
         "eager": eager,
         "deferred": deferred,
-        "notes": _notes(roots["lazy"]),
+        "notes": _notes(roots["lazy"], collected.get("plain_off")),
     }
 
 
-def _notes(lazy_roots):
+def _notes(lazy_roots, plain_off=False):
     notes = []
+    if plain_off:
+        notes.append("lazify is enabled in this environment (lazify enable): the plain runs "
+                     "set LAZIFY=0, so they still import lazify's start-up check")
     if os.environ.get("PYTHONDONTWRITEBYTECODE"):
         notes.append("PYTHONDONTWRITEBYTECODE is set: neither Python nor lazify keep "
                      "bytecode, so both runs compile every module they import, every time")

@@ -95,12 +95,24 @@ def _peak_rss_kib():
     return None
 
 
+def _lazify_active():
+    """Whether lazify's hook is installed in global mode (an environment ``lazify
+    enable`` turned on starts it from a ``.pth`` file, before this runs)."""
+    hook, mode = sys.modules.get("lazify._hook"), sys.modules.get("lazify._mode")
+    try:
+        return bool(hook is not None and mode is not None and hook.is_installed()
+                    and mode._settings.enabled)
+    except Exception:
+        return False
+
+
 def _dump(path, mode, mechanism, error, light):
     """Write ``key<TAB>repr`` lines (read back with ``ast.literal_eval``): no module is
     imported for this, at exit, where ``-X importtime`` would list it.  *light*: the
     peak RSS alone (the timed runs)."""
     if light:
-        lines = [f"peak_rss_kib\t{_peak_rss_kib()!r}", f"error\t{error!r}"]
+        lines = [f"peak_rss_kib\t{_peak_rss_kib()!r}", f"error\t{error!r}",
+                 f"lazify_active\t{mode == 'plain' and _lazify_active()!r}"]
         try:
             with open(path, "w", encoding="utf-8") as f:
                 f.write("\n".join(lines) + "\n")
@@ -109,6 +121,7 @@ def _dump(path, mode, mechanism, error, light):
         return
     lines = [
         f"peak_rss_kib\t{_peak_rss_kib()!r}",
+        f"lazify_active\t{mode == 'plain' and _lazify_active()!r}",
         f"mode\t{mode!r}",
         f"python\t{sys.version.split()[0]!r}",
         f"executable\t{sys.executable!r}",

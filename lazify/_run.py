@@ -127,9 +127,8 @@ def main(argv=None) -> int:
             sys.stderr.write(f"{PROG}: can't open file {os.path.abspath(options.target)!r}: "
                              "[Errno 2] No such file or directory\n")
             return 2
-    start = os.path.dirname(os.path.abspath(path)) if path is not None else os.getcwd()
     try:
-        settings = resolve_settings(start, options.mechanism)
+        settings = resolve_settings(options.mechanism)
     except ValueError as exc:            # _config.ConfigError, a mechanism this Python lacks
         sys.stderr.write(f"{PROG}: {str(exc).removeprefix('lazify: ')}\n")
         return 2
@@ -157,20 +156,29 @@ def main(argv=None) -> int:
 
 
 def _summary_asked() -> bool:
-    return os.environ.get("LAZIFY_SUMMARY", "").strip().lower() in ("1", "true", "yes", "on")
+    from lazify._mode import env_flag
+
+    return env_flag("LAZIFY_SUMMARY")
 
 
-def resolve_settings(start, mechanism=None):
-    """``(enabled, excluding, mechanism)`` for a program that lives in ``start``: the one
-    place ``run`` asks for settings.  ``excluding`` is None for lazify's default list.
-    ValueError (``ConfigError``) for broken settings or an unusable ``--mechanism``."""
-    from lazify._config import load_config, usable_mechanism
+def resolve_settings(mechanism=None, *, project=None, extra_excluding=()):
+    """``(enabled, excluding, mechanism)`` from lazify's settings resolver
+    (:func:`lazify._config.resolve`): the one place ``run`` and the pytest plugin ask
+    for settings.  ``excluding`` is None for lazify's default list.
+
+    :param project: read ``[tool.lazify]`` of the ``pyproject.toml`` above this directory
+        instead of the settings recorded for the environment (the pytest plugin: the
+        project under test).
+    :raises ValueError: (``ConfigError``) broken settings, or a ``mechanism`` this
+        interpreter lacks.
+    """
+    from lazify._config import resolve, usable_mechanism
     from lazify._mode import DEFAULT_EXCLUDING, check_mechanism
 
-    config = load_config(start)
     if mechanism is not None:
-        mechanism = check_mechanism(mechanism)
-    else:
+        check_mechanism(mechanism)
+    config = resolve(mechanism=mechanism, project=project, extra_excluding=extra_excluding)
+    if mechanism is None:
         mechanism = usable_mechanism(config.mechanism)
     # excluding=None means lazify's default list; a given one replaces it
     excluding = frozenset({*DEFAULT_EXCLUDING, *config.excluding}) if config.excluding else None

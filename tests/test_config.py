@@ -120,39 +120,151 @@ def test_no_toml_import_without_lazify_table(tmp_path):
 @pytest.mark.parametrize("case, expected", [
     ("none", False),                      # no pyproject.toml anywhere above
     ("other", False),                     # one that does not mention lazify
-    ("table", True),
+    ("table", False),                     # the project's settings are not the program's
     ("env", True),                        # LAZIFY_EXCLUDING set
+    ("recorded", False),                  # recorded by lazify enable: read as it is
 ])
 def test_install_reads_settings_only_where_there_are_some(tmp_path, case, expected):
-    """``install()`` imports lazify._config only for a pyproject.toml that mentions
-    lazify or a LAZIFY_ variable (most starts have neither); the settings still apply."""
+    """``install()`` imports lazify._config only for a LAZIFY_ variable (most starts have
+    none; the settings recorded by ``lazify enable`` are applied as they are): the
+    settings still apply.
+    A pyproject.toml in the current directory is not read: a program started inside a
+    project does not pick up the project's settings."""
     work = tmp_path / "app"
     work.mkdir()
     if case == "other":
         pyproject(work, '[project]\nname = "app"\n')
     elif case == "table":
         pyproject(work, '[tool.lazify]\nexcluding = ["json"]\n')
+    record = ("import lazify._startup as s; s.recorded = {'excluding': ['json'], 'from': None}; "
+              if case == "recorded" else "")
     proc = run_python(
-        "import sys, lazify; lazify.install(); from lazify import _mode; "
+        record + "import sys, lazify; lazify.install(); from lazify import _mode; "
         "print('lazify._config' in sys.modules, _mode.is_excluded('json'))",
         cwd=str(work),
         env_extra={"LAZIFY_EXCLUDING": "json" if case == "env" else None,
                    "LAZIFY_MECHANISM": None},
         check=True,
     )
-    assert proc.stdout == f"{expected} {expected}\n"
+    applied = expected or case == "recorded"
+    assert proc.stdout == f"{expected} {applied}\n"
 
 
-def test_a_pyproject_that_cannot_be_read_counts_as_settings(tmp_path, monkeypatch):
-    """Reading it again in lazify._config reports why (install() warns)."""
+# ---------------------------------------------------------------- the resolver
+
+
+RECORD = {"enabled": False, "excluding": ["rec"], "mechanism": "rewrite", "from": "/p/pyproject.toml"}
+
+
+@pytest.mark.parametrize("arguments, environ, record, expected", [
+    # nothing anywhere: lazify's defaults
+    ({}, {}, None, (True, (), None, "default", "default")),
+    # recorded by lazify enable
+    ({}, {}, RECORD, (False, ("rec",), "rewrite", "recorded", "recorded")),
+    # a variable beats the recorded settings; LAZIFY_EXCLUDING adds to them
+    ({}, {"LAZIFY_DISABLE": "no", "LAZIFY_MECHANISM": "Native", "LAZIFY_EXCLUDING": "env"}, RECORD,
+     (True, ("rec", "env"), "native", "LAZIFY_DISABLE", "LAZIFY_MECHANISM")),
+    ({}, {"LAZIFY_DISABLE": "ON"}, None, (False, (), None, "LAZIFY_DISABLE", "default")),
+    # an argument beats both; --excluding adds
+    ({"enabled": True, "mechanism": "rewrite", "extra_excluding": ["arg"]},
+     {"LAZIFY_DISABLE": "1", "LAZIFY_MECHANISM": "native"}, RECORD,
+     (True, ("rec", "arg"), "rewrite", "argument", "argument")),
+    # a malformed variable is ignored (at run time): the next layer decides
+    ({}, {"LAZIFY_DISABLE": "banana", "LAZIFY_MECHANISM": "x"}, RECORD,
+     (False, ("rec",), "rewrite", "recorded", "recorded")),
+])
+def test_precedence(arguments, environ, record, expected):
+    """Argument, then environment variable, then the recorded settings, then defaults."""
+    config = _config.resolve(**arguments, environ=environ, record=record, strict=False)
+    enabled, excluding, mechanism, enabled_from, mechanism_from = expected
+    assert (config.enabled, config.excluding, config.mechanism) == (enabled, excluding, mechanism)
+    assert config.sources["enabled"].startswith(enabled_from)
+    assert config.sources["mechanism"].startswith(mechanism_from)
+
+
+def test_the_project_file_instead_of_the_record_for_check(tmp_path):
+    path = pyproject(tmp_path, '[tool.lazify]\nexcluding = ["proj"]\nenabled = false\n')
+    config = _config.resolve(project=str(tmp_path), environ={}, record=RECORD)
+    assert (config.enabled, config.excluding, config.path) == (False, ("proj",), path)
+    assert config.sources["enabled"] == path
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("1", True), ("TRUE", True), (" yes ", True), ("On", True),
+    ("0", False), ("false", False), ("No", False), ("off", False), ("", "default"),
+])
+def test_boolean_variables(value, expected, capsys):
     from lazify import _mode
 
-    pyproject(tmp_path, '[project]\nname = "app"\n')
-    monkeypatch.chdir(tmp_path)
-    assert not _mode.has_settings(environ={})
+    assert _mode.env_flag("LAZIFY_X", "default", {"LAZIFY_X": value}) == expected
+    assert capsys.readouterr().err == ""
 
-    def unreadable(*args, **kwargs):
-        raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(_mode, "open", unreadable, raising=False)
-    assert _mode.has_settings(environ={})
+def test_a_bad_boolean_is_said_once_and_is_the_default(capsys):
+    from lazify import _mode
+
+    for _ in range(2):
+        assert _mode.env_flag("LAZIFY_Y", False, {"LAZIFY_Y": "banana"}) is False
+    assert capsys.readouterr().err == ("lazify: LAZIFY_Y='banana' is not one of 1/0, "
+                                       "true/false, yes/no, on/off; taken as 0\n")
+
+
+def test_an_unreadable_pyproject_is_one_line(tmp_path):
+    (tmp_path / "pyproject.toml").mkdir()          # unreadable as a file, even for root
+    with pytest.raises(ConfigError) as exc:
+        _config.read_pyproject(tmp_path / "pyproject.toml")
+    assert str(exc.value) == f"{tmp_path / 'pyproject.toml'}: cannot read it: Is a directory"
+
+
+@pytest.mark.parametrize("text", [
+    'tool.lazify.excluding = ["a", "b"]\ntool.lazify.enabled = false\n',
+    '[tool]\nlazify.excluding = ["a", "b"]\nlazify.enabled = false\n',
+    '[tool.lazify]\nexcluding = ["a", "b"]\nenabled = false\n[tool.other]\nx = 1\n',
+])
+def test_dotted_keys(tmp_path, parser, text):
+    pyproject(tmp_path, text)
+    config = load_config(tmp_path, environ={})
+    assert (config.enabled, config.excluding) == (False, ("a", "b"))
+
+
+def test_the_minimal_parser_says_what_it_cannot_read(tmp_path, monkeypatch):
+    monkeypatch.setattr(_config, "_toml_loads", lambda: None)
+    pyproject(tmp_path, 'tool = {lazify = {excluding = ["a"]}}\n')
+    with pytest.raises(ConfigError, match="install tomli"):
+        load_config(tmp_path, environ={})
+
+
+def test_enable_refuses_a_lazify_that_site_adds_after_the_activation_file():
+    """A venv with --system-site-packages and lazify only outside it: the activation
+    file would run before lazify is on sys.path, and say so at every start."""
+    from lazify._activate import _read_too_late
+
+    info = {"sitedirs": ["/v/lib/site-packages", "/usr/lib/site-packages"],
+            "purelib": "/v/lib/site-packages"}
+    late = _read_too_late({**info, "lazify": "/usr/lib/site-packages/lazify/__init__.py"})
+    assert late == "/usr/lib/site-packages"
+    assert _read_too_late({**info, "lazify": "/v/lib/site-packages/lazify/__init__.py"}) is None
+    assert _read_too_late({**info, "lazify": "/src/checkout/lazify/__init__.py"}) is None
+
+
+@pytest.mark.parametrize("record", [
+    {}, {"enabled": False}, {"excluding": ["a", "b.c"]}, {"mechanism": "rewrite"},
+    {"enabled": True, "excluding": ["a"], "mechanism": "rewrite", "from": "/p/pyproject.toml"},
+])
+@pytest.mark.parametrize("enabled", [None, True, False])
+def test_the_recorded_settings_alone_are_what_the_resolver_gives(record, enabled):
+    """install()'s short cut when no variable is set (lazify._config not imported)."""
+    from lazify import _mode
+
+    config = _config.resolve(enabled=enabled, environ={}, record=record)
+    assert _mode.recorded_settings(record, enabled) == (
+        config.enabled, config.excluding, config.mechanism)
+
+
+@pytest.mark.parametrize("value, strict", [("false", False), ("OFF", False), ("1", True), ("yes", True)])
+def test_lazify_strict_is_a_boolean_like_the_others(monkeypatch, value, strict):
+    """LAZIFY_STRICT=false used to turn strict mode on (anything but "" and "0" did)."""
+    from lazify import _hook
+
+    monkeypatch.setenv("LAZIFY_STRICT", value)
+    assert _hook._strict() is strict

@@ -636,3 +636,39 @@ def test_a_command_that_hangs_is_killed_after_the_timeout(tmp_path):
     assert proc.returncode == 1
     assert data["problems"][0] == "the plain run was killed after the timeout"
     assert "Traceback" not in proc.stderr
+
+
+def test_the_plain_run_is_plain_under_LAZIFY_1(tmp_path):
+    """LAZIFY=1 (or an enabled environment) would make the plain run lazy too: the
+    report turns lazify off there, and the program still sees LAZIFY as it was."""
+    write(tmp_path, "app.py", "import os\nimport mod\nprint(os.environ.get('LAZIFY'))\n")
+    write(tmp_path, "mod.py", "import json\n")
+    proc, data = report(["--", sys.executable, "app.py"], cwd=tmp_path,
+                        env_extra={"LAZIFY": "1"})
+    assert proc.returncode == 0, proc.stderr
+    plain, lazy = names(data["runs"]["plain"]["tree"]), names(data["runs"]["lazy"]["tree"])
+    assert not [n for n in plain if n.startswith("lazify")]
+    assert "json" in plain and "json" not in lazy
+    assert data["runs"]["plain"]["stdout_tail"] == data["runs"]["lazy"]["stdout_tail"] == "1\n"
+
+
+def test_the_plain_run_is_plain_in_an_enabled_environment(tmp_path):
+    """An environment that starts lazify from a ``.pth`` file unless ``LAZIFY=0`` (what
+    ``lazify enable`` writes): the plain runs are made again with LAZIFY=0, and the page
+    says so."""
+    import subprocess
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    with open(os.path.join(site, "zz-enabled.pth"), "w", encoding="utf-8") as f:
+        f.write("import os; os.environ.get('LAZIFY') != '0' and __import__('lazify').install()\n")
+    write(tmp_path, "app.py", "import mod\n")
+    write(tmp_path, "mod.py", "import json\n")
+    proc, data = report(["--", python, "app.py"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "json" in names(data["runs"]["plain"]["tree"])
+    assert "json" not in names(data["runs"]["lazy"]["tree"])
+    assert any("set LAZIFY=0" in note for note in data["notes"])

@@ -733,11 +733,15 @@ def test_dir_then_getattr_of_every_name(tmp_path):
     assert out.splitlines() == ["ok False"]
 
 
-def test_install_reads_tool_lazify_and_the_environment(tmp_path):
-    write_tree(tmp_path, {**HEAVY, "pyproject.toml": '[tool.lazify]\nexcluding = ["keep"]\n',
+def test_install_reads_the_recorded_settings_and_the_environment(tmp_path):
+    """The settings ``lazify enable`` recorded (handed over by its ``.pth`` file) and the
+    environment apply; the ``pyproject.toml`` of the current directory does not."""
+    write_tree(tmp_path, {**HEAVY, "pyproject.toml": '[tool.lazify]\nexcluding = ["other"]\n',
                           "keep.py": "import heavy\n", "other.py": "import heavy\n"})
     code = textwrap.dedent("""
         import sys
+        import lazify._startup
+        lazify._startup.recorded = {"enabled": True, "excluding": ["keep"], "from": None}
         import lazify
         lazify.install()
         import other
@@ -752,13 +756,17 @@ def test_install_reads_tool_lazify_and_the_environment(tmp_path):
     assert proc.stdout.splitlines()[0] == "heavy executed"   # everything eager
 
 
-def test_install_survives_a_malformed_pyproject(tmp_path):
+def test_install_ignores_a_malformed_pyproject_and_reports_a_bad_variable_once(tmp_path):
     write_tree(tmp_path, {"pyproject.toml": "[tool.lazify]\nexcluding = 3\n"})
-    proc = run_python("import lazify; lazify.install(); print(lazify.is_lazy_imports_enabled())",
-                      cwd=tmp_path)
+    code = "import lazify; lazify.install(); lazify.install(); print(lazify.is_lazy_imports_enabled())"
+    proc = run_python(code, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "True"
-    assert "settings ignored" in proc.stderr
+    assert proc.stderr == ""
+    proc = run_python(code, cwd=tmp_path, env_extra={"LAZIFY_EXCLUDING": "ok,not a name"})
+    assert proc.stdout.strip() == "True"
+    assert proc.stderr == ("lazify: LAZIFY_EXCLUDING: not a module name in excluding: "
+                           "'not a name'; ignored\n")
 
 
 def test_a_module_reading_its_own_frame_globals_sees_its_imports(tmp_path):
