@@ -736,9 +736,11 @@ def analyse(argv, collected: dict, *, rounds: int, excluding=None) -> dict:
            for m in ("plain", "lazy")}
     imports = {m: _figure([sum(n["cum_us"] for n in parse_importtime(r.stderr)[0]) / 1000
                            for r in traces[m]]) for m in ("plain", "lazy")}
-    ratio = None
-    if wall["plain"]["median"] and wall["lazy"]["median"]:
-        ratio = round(wall["plain"]["median"] / wall["lazy"]["median"], 3)
+    # the median of the rounds' own ratios (each round runs both, one after the other):
+    # steadier than a ratio of medians on a machine whose load drifts
+    ratios = _figure([p.wall_s / z.wall_s for p, z in zip(timed["plain"], timed["lazy"])
+                      if z.wall_s > 0], digits=3)
+    ratio = ratios["median"]
     summary = {
         "ok": not problems,
         "exit_plain": timed["plain"][0].returncode if timed["plain"] else None,
@@ -770,7 +772,8 @@ def analyse(argv, collected: dict, *, rounds: int, excluding=None) -> dict:
         "mechanism": mechanism,
         "created": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
         "summary": summary,
-        "spread": {"time_ms": wall, "import_time_ms": imports, "peak_rss_mib": rss},
+        "spread": {"time_ms": wall, "speedup": ratios, "import_time_ms": imports,
+                   "peak_rss_mib": rss},
         "problems": problems,
         "output": comparison,
         "runs": {m: {"rounds": runs_of(m), "tree": roots[m], "statuses": _status_counts(roots[m]),

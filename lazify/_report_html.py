@@ -81,9 +81,9 @@ def _headline(report) -> str:
     speedup = s["speedup"]
     verdict = ""
     if speedup:
-        verdict = (f'<div class="ratio{"" if speedup >= 1 else " slower"}"><span class="num" '
-                   f'data-key="speedup">{_e(speedup)}</span>&times; '
-                   f'{"faster" if speedup >= 1 else "(slower)"} with lazify</div>')
+        verdict = (f'<div class="ratio{"" if speedup >= 1 else " slower"}" title="the median of '
+                   f'the rounds\' own ratios, plain / lazy">{_figure("speedup", speedup, spread.get("speedup"))}'
+                   f'&times; {"faster" if speedup >= 1 else "(slower)"} with lazify</div>')
     cards = [
         ("Start-up time", "ms",
          [("plain", _figure("time_plain_ms", s["time_plain_ms"], spread["time_ms"]["plain"], " ms")),
