@@ -81,9 +81,15 @@ def _headline(report) -> str:
     speedup = s["speedup"]
     verdict = ""
     if speedup:
+        ratios = spread.get("speedup") or {}
+        extra = ""
+        if ratios.get("rounds", 0) > 1:
+            extra = (f' <span class="spread" title="lowest and highest round">'
+                     f'({_e(ratios["min"])}&ndash;{_e(ratios["max"])})</span>')
         verdict = (f'<div class="ratio{"" if speedup >= 1 else " slower"}" title="the median of '
-                   f'the rounds\' own ratios, plain / lazy">{_figure("speedup", speedup, spread.get("speedup"))}'
-                   f'&times; {"faster" if speedup >= 1 else "(slower)"} with lazify</div>')
+                   f'the rounds\' own ratios, plain / lazy"><span class="num" data-key="speedup">'
+                   f'{_e(speedup)}</span>&times; {"faster" if speedup >= 1 else "(slower)"} with '
+                   f'lazify{extra}</div>')
     cards = [
         ("Start-up time", "ms",
          [("plain", _figure("time_plain_ms", s["time_plain_ms"], spread["time_ms"]["plain"], " ms")),
