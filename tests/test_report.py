@@ -672,3 +672,9 @@ def test_the_plain_run_is_plain_in_an_enabled_environment(tmp_path):
     assert "json" in names(data["runs"]["plain"]["tree"])
     assert "json" not in names(data["runs"]["lazy"]["tree"])
     assert any("set LAZIFY=0" in note for note in data["notes"])
+
+def test_output_that_varies_by_itself_is_compared_on_the_exit_status(tmp_path):
+    write(tmp_path, "clock.py", "import time\nprint(time.perf_counter_ns())\n")
+    proc, data = report(["--rounds", "2", "--", sys.executable, "clock.py"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert data["output"]["compared"] == "exit status" and data["summary"]["same_output"]
