@@ -1,4 +1,4 @@
-"""The ``lazify`` command line: ``check``, ``rewrite``, ``diff``, ``run``, ``compile``.
+"""The ``lazify`` command line: ``check``, ``rewrite``, ``diff``, ``run``, ``compile``, ``report``.
 
 ``check`` never executes the code it reports on: it reads, parses and plans each file.
 ``lazify run`` imports this module before the program it runs, so everything that only
@@ -172,6 +172,24 @@ def _commands() -> tuple:
           (("--hash",), {"dest": "hash_based", "action": "store_true",
                          "help": "checked-hash pycs (not mtime)"}),
           _MECHANISM_OPTION]),
+        ("report", _cmd_report,
+         "run a command plainly and with lazify: a page of what was deferred",
+         "Run CMD plainly and with lazify (interleaved rounds, medians) and write one "
+         "self-contained HTML page (or JSON): start-up time, modules, peak memory, the "
+         "import tree of both runs, what was deferred, resolved or never needed, and the "
+         "imports that stayed eager, by reason and cost. Exit 1 when a run fails or the "
+         "runs print differently.",
+         [(("-o", "--output"), {"metavar": "FILE", "default": None,
+                                "help": "where to write (default lazify-report.html; "
+                                        "stdout for --format json; - for stdout)"}),
+          (("--format",), {"choices": ("html", "json"), "default": "html", "help": "output format"}),
+          (("--rounds",), {"type": int, "default": 5, "metavar": "N",
+                           "help": "timed rounds per mode, and as many traced (default 5)"}),
+          (("--timeout",), {"type": float, "default": 120.0, "metavar": "SECONDS",
+                            "help": "kill a run after this long (default 120)"}),
+          _MECHANISM_OPTION,
+          (("cmd",), {"nargs": argparse.REMAINDER, "metavar": "-- CMD ARGS",
+                      "help": "the command, as you would run it"})]),
         *_activation_commands(),
     )
 
@@ -528,6 +546,16 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     from lazify._diff import cmd_diff
 
     return cmd_diff(args)
+
+
+# ------------------------------------------------------------------------ report
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    """``lazify report``: implemented in lazify._report."""
+    from lazify._report import cmd_report
+
+    return cmd_report(args)
 
 
 # ----------------------------------------------------------------------- compile

@@ -268,7 +268,9 @@ def _import_submodule_first(entry, namespace):
             or entry.attr in state.pending:
         return None
     try:
-        modules["_frozen_importlib"]._gcd_import(fullname)
+        # through __import__, as importlib's fromlist handling does: the C import
+        # is the one -X importtime reports (_gcd_import would hide pkg.sub from it)
+        _builtin_import(fullname)
     except ModuleNotFoundError as exc:
         if exc.name != fullname or modules.get(fullname, _MISSING) is None:
             raise
