@@ -24,7 +24,7 @@ import sys
 # importing the importlib package costs warnings and more at every start
 import _frozen_importlib_external
 
-from . import _cache, _mode
+from . import _cache, _mode, _os
 
 SourceFileLoader = _frozen_importlib_external.SourceFileLoader
 
@@ -203,7 +203,7 @@ class LazifyLoader(SourceFileLoader):
         source_path = self.get_filename(fullname)
         st = None
         try:
-            st = os.stat(source_path)
+            st = _os.stat(source_path)
         except OSError:
             pass
         if st is not None:

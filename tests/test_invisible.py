@@ -1,0 +1,163 @@
+"""lazify's machinery is invisible to the program: patched ``os`` functions, lazify's own
+diagnostics, names shadowing builtins, tracebacks.
+
+Subprocess scenarios: each runs the same program plain and through lazify (both
+mechanisms where the interpreter has the native one) and expects plain Python's result.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+
+import pytest
+
+from tests._util import run_python
+
+OLD = 1_600_000_000  # sources dated in the past: their bytecode is cacheable
+
+MECHANISMS = [
+    "rewrite",
+    pytest.param("native", marks=pytest.mark.skipif(
+        sys.version_info < (3, 15), reason="PEP 810 lazy imports are 3.15+")),
+]
+
+
+def write_tree(root, files):
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+        os.utime(path, (OLD, OLD))
+    return root
+
+
+def run_lazy(args, cwd, mechanism, env=None, check=False):
+    """``python -m lazify run ARGS`` with the mechanism given (LAZIFY_STRICT=1)."""
+    return run_python(["-m", "lazify", "run", *args], cwd=cwd, check=check,
+                      env_extra={"LAZIFY_MECHANISM": mechanism, **(env or {})})
+
+
+# ------------------------------------------------------------ patched os functions
+
+PATCHER = """\
+import asyncio
+import os
+
+_real_stat = os.stat
+
+
+def checked_stat(*args, **kwargs):
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    return _real_stat(*args, **kwargs)
+
+
+def activate():
+    os.stat = checked_stat
+
+
+def deactivate():
+    os.stat = _real_stat
+"""
+
+PATCHER_MAIN = """\
+import patcher
+
+patcher.activate()
+try:
+    import json
+    json.dumps
+finally:
+    patcher.deactivate()
+print("ok", json.dumps([1]))
+"""
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_a_patched_stat_that_reads_a_lazy_name_does_not_break_an_import(tmp_path, mechanism):
+    # a blocking-call detector's os.stat reads asyncio, which patcher imported lazily:
+    # were the hook calling os.stat, asyncio's import would re-enter itself
+    root = write_tree(tmp_path, {"patcher.py": PATCHER, "main.py": PATCHER_MAIN})
+    assert run_python(["main.py"], cwd=root, check=True).stdout == "ok [1]\n"
+    for _ in ("cold", "warm"):
+        proc = run_lazy(["main.py"], root, mechanism, check=True)
+        assert proc.stdout == "ok [1]\n"
+
+
+#: every function of os, os.path, io and builtins that touches the file system or
+#: the process, patched to raise while the program imports
+PATCHED = """\
+import builtins, io, os, sys
+
+def boom(*args, **kwargs):
+    raise AssertionError("a patched function was called")
+
+TARGETS = [(os, name) for name in (
+    "stat", "lstat", "fstat", "listdir", "scandir", "open", "read", "write", "close",
+    "mkdir", "makedirs", "replace", "rename", "unlink", "remove", "getcwd", "getpid",
+    "getuid", "fspath", "pipe", "posix_spawn", "waitpid", "waitstatus_to_exitcode",
+    "walk", "access", "chmod", "utime")]
+TARGETS += [(os.path, name) for name in (
+    "abspath", "join", "dirname", "basename", "split", "splitdrive", "isdir", "isfile",
+    "exists", "isabs", "expanduser", "realpath", "normpath", "getmtime", "getsize")]
+TARGETS += [(builtins, "open"), (io, "open"), (io, "open_code")]
+saved = [(owner, name, getattr(owner, name)) for owner, name in TARGETS
+         if hasattr(owner, name)]
+for owner, name, _ in saved:
+    setattr(owner, name, boom)
+try:
+    import app
+    result = app.run()
+finally:
+    for owner, name, real in saved:
+        setattr(owner, name, real)
+print(result)
+"""
+
+APP = {
+    "main.py": PATCHED,
+    "app/__init__.py": """\
+        import json
+        from app import helpers
+        from app.sub import thing
+
+        def run():
+            return json.dumps([helpers.double(2), thing.VALUE, sorted(globals())[:2]])
+        """,
+    "app/helpers.py": """\
+        import collections
+
+        def double(x):
+            return collections.Counter(x=x)["x"] * 2
+        """,
+    "app/sub/__init__.py": "from . import thing\n",
+    "app/sub/thing.py": "import decimal\nVALUE = str(decimal.Decimal('1.5'))\n",
+}
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_imports_through_lazify_call_no_function_a_program_can_patch(tmp_path, mechanism):
+    """Cold and warm cache, the cache written to the per-user fallback (``__pycache__``
+    is a file: the fallback directories are made), read back from it."""
+    root = write_tree(tmp_path / "tree", APP)
+    for pycache in ("", "app/", "app/sub/"):
+        (root / pycache / "__pycache__").write_text("not a directory\n")
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"HOME": str(home), "XDG_CACHE_HOME": None, "LAZIFY_DEBUG": "1"}
+    plain = run_python(["main.py"], cwd=root, check=True).stdout
+    assert plain.startswith("[4, ")
+    cold = run_lazy(["main.py"], root, mechanism, env=env, check=True)
+    assert cold.stdout == plain
+    assert "lazify: compiled app.helpers" in cold.stderr
+    written = [f for _, _, files in os.walk(home / ".cache" / "lazify") for f in files
+               if "lazify" in f and f.endswith(".pyc")]
+    assert len(written) == 5, cold.stderr      # main, app, helpers, sub, thing
+    warm = run_lazy(["main.py"], root, mechanism, env=env, check=True)
+    assert warm.stdout == plain
+    assert "lazify: cached app.sub.thing" in warm.stderr
+    assert "compiled" not in warm.stderr
