@@ -16,7 +16,6 @@ it imports are never rewritten (:mod:`lazify._rewriter_deps` measures them).
 """
 
 import _thread
-import _warnings
 import os
 import sys
 
@@ -143,14 +142,17 @@ class LazifyLoader(SourceFileLoader):
     def source_to_code(self, data, path, *, _optimize=-1, fullname=None):
         """Return the rewritten code; SyntaxError exactly as ``compile`` raises it.
 
-        Any other failure is a lazify bug: warn, naming the module, and fall
-        back to the plain compile, because lazify must never be why a program
-        does not start (typeguard#340).  ``LAZIFY_STRICT=1`` raises instead.
+        Any other failure is a lazify bug: say so on stderr, naming the module,
+        and fall back to the plain compile, because lazify must never be why a
+        program does not start (typeguard#340); never a warning, which ``-W error``
+        would make the program's exception (:mod:`lazify._diagnostics`).
+        ``LAZIFY_STRICT=1`` raises instead.
         """
         return self._rewrite(data, path, fullname or self.name, _optimize)[0]
 
-    def _rewrite(self, data, path, name, optimize=-1):
-        """Return (code, rewritten): rewritten is False after a fallback."""
+    def _rewrite(self, data, path, name, optimize=-1, st=None):
+        """Return (code, rewritten): rewritten is False after a fallback, which is
+        remembered beside the cache file when the source's ``st`` is given."""
         try:
             code = _transform(data, path, name, self._is_pkg(name), optimize)
         except SyntaxError:
@@ -159,17 +161,23 @@ class LazifyLoader(SourceFileLoader):
             stats["failed"] += 1
             if _strict():
                 raise
-            # _warnings, not warnings: the module that failed may be warnings itself
-            _warnings.warn(
-                f"lazify could not rewrite module {name!r} ({path}): "
-                f"{type(exc).__name__}: {exc}; importing it eagerly",
-                RuntimeWarning,
-                stacklevel=2,
-            )
+            from . import _diagnostics
+
+            message = (f"could not rewrite module {name!r} ({path}): {type(exc).__name__}: "
+                       f"{exc}; importing it eagerly")
+            if st is not None:
+                message += " until the file changes (LAZIFY_STRICT=1 raises the error)"
+                _diagnostics.remember(path, self._primary(path), st.st_mtime, st.st_size,
+                                      message)
+            _diagnostics.show(message)
             return super().source_to_code(data, path, _optimize=optimize), False
         stats["compiled"] += 1
         _debug(f"compiled {name}")
         return code, True
+
+    def _primary(self, source_path):
+        """The source's cache file in ``__pycache__`` (or ``sys.pycache_prefix``)."""
+        return self.cached if self.cached is not None else _cache.cache_path(source_path)
 
     def _is_pkg(self, name):
         try:
@@ -214,8 +222,16 @@ class LazifyLoader(SourceFileLoader):
                 _debug(f"cached {fullname}")
                 _record_cached(fullname, self, used)
                 return code
+            if not _strict():
+                from . import _diagnostics
+
+                # a rewrite that failed for the source as it is: eager, and said once
+                if _diagnostics.remembered(source_path, self._primary(source_path),
+                                           st.st_mtime, st.st_size) is not None:
+                    stats["plain"] += 1
+                    return SourceFileLoader(fullname, self.path).get_code(fullname)
         source_bytes = self.get_data(source_path)
-        code, rewritten = self._rewrite(source_bytes, source_path, fullname)
+        code, rewritten = self._rewrite(source_bytes, source_path, fullname, st=st)
         if st is not None and rewritten:
             busy, _state.busy = _state.busy, True  # an import while writing: pytest#3506
             try:

@@ -161,3 +161,104 @@ def test_imports_through_lazify_call_no_function_a_program_can_patch(tmp_path, m
     assert warm.stdout == plain
     assert "lazify: cached app.sub.thing" in warm.stderr
     assert "compiled" not in warm.stderr
+
+
+# ------------------------------------------------------------ lazify's diagnostics
+
+BROKEN_REWRITER = """\
+import lazify._rewrite as pipeline
+from lazify import _hook
+
+def boom(*args, **kwargs):
+    raise RuntimeError("planner bug")
+
+pipeline.rewrite_code = boom
+"""
+
+FAILING = {
+    "mod.py": """\
+        import json
+
+        def dumps(x):
+            return json.dumps(x)
+        """,
+    "main.py": BROKEN_REWRITER + """\
+import lazify, mod
+print(mod.dumps(3), lazify.is_lazy_import(vars(mod), "json"), _hook.stats["failed"])
+""",
+}
+
+
+def _said(proc):
+    return [line for line in proc.stderr.splitlines() if "could not rewrite" in line]
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+@pytest.mark.parametrize("flags, env", [
+    (["-W", "error"], {}),
+    (["-X", "dev"], {}),
+    ([], {"PYTHONWARNINGS": "error"}),
+    ([], {}),
+], ids=["W-error", "X-dev", "PYTHONWARNINGS", "default"])
+def test_a_failed_rewrite_imports_eagerly_whatever_the_warning_filters(
+        tmp_path, mechanism, flags, env):
+    root = write_tree(tmp_path, FAILING)
+    env = {"LAZIFY_STRICT": None, **env}
+    first = run_python([*flags, "-m", "lazify", "run", "main.py"], cwd=root, check=True,
+                       env_extra={"LAZIFY_MECHANISM": mechanism, **env})
+    assert first.stdout == "3 False 1\n"
+    said = _said(first)
+    assert len(said) == 1, first.stderr
+    assert said[0].startswith("lazify: could not rewrite module 'mod' (")
+    assert "RuntimeError: planner bug; importing it eagerly until the file changes" in said[0]
+    # remembered: the next start imports it eagerly at once, says nothing, rewrites nothing
+    second = run_python([*flags, "-m", "lazify", "run", "main.py"], cwd=root, check=True,
+                        env_extra={"LAZIFY_MECHANISM": mechanism, **env})
+    assert second.stdout == "3 False 0\n"
+    assert _said(second) == []
+    # a changed source is tried again
+    (root / "mod.py").write_text((root / "mod.py").read_text() + "\n")
+    os.utime(root / "mod.py", (OLD + 10, OLD + 10))
+    third = run_python([*flags, "-m", "lazify", "run", "main.py"], cwd=root, check=True,
+                       env_extra={"LAZIFY_MECHANISM": mechanism, **env})
+    assert third.stdout == "3 False 1\n" and len(_said(third)) == 1
+    # LAZIFY_STRICT=1 raises, remembered or not
+    strict = run_lazy(["main.py"], root, mechanism, env={"LAZIFY_STRICT": "1"})
+    assert strict.returncode == 1 and "RuntimeError: planner bug" in strict.stderr
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_a_failed_rewrite_under_pytests_filterwarnings_error(tmp_path, mechanism):
+    root = write_tree(tmp_path, {
+        "mod.py": FAILING["mod.py"],
+        "pytest.ini": "[pytest]\nfilterwarnings =\n    error\n",
+        "test_it.py": BROKEN_REWRITER + "import mod\n\n\ndef test_it():\n"
+                      "    assert mod.dumps(3) == '3'\n",
+    })
+    proc = run_lazy(["-m", "pytest", "-q", "-p", "no:cacheprovider", "test_it.py"], root,
+                    mechanism, env={"LAZIFY_STRICT": None})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 passed" in proc.stdout
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_an_ignore_filter_silences_lazifys_diagnostics(tmp_path, mechanism):
+    root = write_tree(tmp_path, FAILING)
+    proc = run_python(["-W", "ignore::RuntimeWarning", "-m", "lazify", "run", "main.py"],
+                      cwd=root, check=True,
+                      env_extra={"LAZIFY_MECHANISM": mechanism, "LAZIFY_STRICT": None})
+    assert proc.stdout == "3 False 1\n" and _said(proc) == []
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_lazify_issues_no_warning_under_w_error_and_dev_mode(tmp_path, mechanism):
+    """Cold and warm: the rewriter, the cache and the runtime warn about nothing."""
+    root = write_tree(tmp_path / "tree", {k: v for k, v in APP.items() if k != "main.py"})
+    (root / "main.py").write_text("import sys, app, lazify\nprint(app.run(), "
+                                  "'decimal' in sys.modules)\n")
+    plain = run_python(["-W", "error", "-X", "dev", "main.py"], cwd=root, check=True)
+    for _ in ("cold", "warm"):
+        proc = run_python(["-W", "error", "-X", "dev", "-m", "lazify", "run", "main.py"],
+                          cwd=root, check=True, env_extra={"LAZIFY_MECHANISM": mechanism})
+        assert proc.stdout == plain.stdout
+        assert proc.stderr == ""
