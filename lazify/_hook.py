@@ -266,7 +266,8 @@ def _record_cached(fullname, loader, used):
         return
     try:
         spec.cached = used
-        module.__cached__ = used
+        if "__cached__" in module.__dict__:    # 3.15 sets no __cached__
+            module.__cached__ = used
     except Exception:
         pass
 
