@@ -224,6 +224,16 @@ class _Entry:
 
 _builtin_import = builtins.__import__
 
+# The builtins a namespace read stands for.  Rewritten code passes the value the name
+# has where the read runs: a module global or a patched attribute shadowing one
+# (``mock.patch.object(mod, "globals", fake)``) is called as the plain code calls it.
+_GLOBALS = builtins.globals
+_LOCALS = builtins.locals
+_EVAL = builtins.eval
+_EXEC = builtins.exec
+#: the builtins a "names" read may be given to (the planner's key consumers)
+_KEY_CONSUMERS = frozenset((list, tuple, set, frozenset, sorted, len, iter, reversed, enumerate))
+
 
 def _import_submodule_first(entry, namespace):
     """Before ``from pkg import sub`` runs for a rewritten package ``pkg`` that holds
@@ -1542,21 +1552,37 @@ class _Namespace(tuple if _TUPLE_LAYOUT else object):
             raise AttributeError(f"module {state.name!r} has no attribute {name!r}", name=name)
         return value
 
-    def __lazy_globals__(self):
-        """``globals()`` in a function of the module, and the globals it gives
-        ``eval``/``exec``: the namespace, its pending names imported first."""
+    def __lazy_globals__(self, called=_GLOBALS):
+        """``globals()`` in a function of the module (``called``: what the name
+        ``globals`` is there), and the globals it gives ``eval``/``exec``: the
+        namespace, its pending names imported first."""
+        if called is not _GLOBALS:
+            return called()
         state = self.__lazify_state__
         if state.pending:
             state.resolve_all()
         return state.namespace
 
-    def __lazy_lookup__(self):
+    def __lazy_lookup__(self, called):
         """``globals()`` where one key alone is looked up: see :class:`_Lookup`."""
+        if called is not _GLOBALS:
+            return called()
         return _Lookup(self.__lazify_state__)
 
-    def __lazy_names__(self):
-        """``globals()`` whose keys alone are read: see :func:`_names`."""
+    def __lazy_names__(self, called, consumer=None):
+        """``globals()`` whose keys alone are read: see :func:`_names`.  ``consumer``:
+        what the builtin it is given to (``sorted(globals())``) is where it is called."""
+        if called is not _GLOBALS:
+            return called()
+        if consumer is not None and consumer not in _KEY_CONSUMERS:
+            return self.__lazy_globals__()      # shadowed: it gets the dict, complete
         return _names(self.__lazify_state__)
+
+    def __lazy_eval__(self, called, locals_=_LOCALS):
+        """Whether ``eval``/``exec`` called without globals (and ``locals``, when the
+        caller's are given) are the builtins where they are called: then they get the
+        module's globals complete, else they are called with the arguments written."""
+        return (called is _EVAL or called is _EXEC) and locals_ is _LOCALS
 
     def __lazy_f_globals__(self, frame):
         """``sys._getframe().f_globals`` in a function of the module."""

@@ -262,3 +262,83 @@ def test_lazify_issues_no_warning_under_w_error_and_dev_mode(tmp_path, mechanism
                           cwd=root, check=True, env_extra={"LAZIFY_MECHANISM": mechanism})
         assert proc.stdout == plain.stdout
         assert proc.stderr == ""
+
+
+# ------------------------------------------------------------ names shadowing builtins
+
+SHADOWED = {
+    "mod.py": """\
+        import json
+
+
+        def lookup(name):
+            return globals().get(name)
+
+
+        def whole():
+            return sorted(globals())[:3], "json" in globals(), len(globals()) > 5
+
+
+        def names():
+            return sorted(globals())[:3]
+
+
+        def count():
+            return len(globals())
+
+
+        def run(src):
+            return eval(src)
+
+
+        def run2(src):
+            return eval(src, None)
+
+
+        def run3(src, namespace):
+            return eval(src, None, namespace)
+
+
+        def execute(src):
+            exec(src)
+            return "done"
+        """,
+    "main.py": """\
+        import builtins
+        from unittest import mock
+
+        import mod
+
+        with mock.patch.object(mod, "globals", lambda: {"answer": 42}, create=True):
+            print("lookup:", mod.lookup("answer"))
+            print("whole:", mod.whole())
+        print("lookup:", mod.lookup("json").__name__)
+        seen = []
+        fake = lambda it: seen.append((type(it).__name__, it.get("json"))) or [99]
+        with mock.patch.object(mod, "sorted", fake, create=True):
+            print("sorted:", mod.names(), seen.pop())
+        with mock.patch.object(mod, "len", fake, create=True):
+            print("len:", mod.count(), seen.pop())
+        with mock.patch.object(mod, "eval", lambda *a: ("fake", len(a)), create=True):
+            print("eval:", mod.run("1"), mod.run2("2"), mod.run3("3", {}))
+        with mock.patch.object(mod, "locals", lambda: {"x": 5}, create=True):
+            print("locals:", mod.run("json.dumps(2)"))
+        with mock.patch.object(builtins, "exec", lambda *a: print("fake exec", len(a))):
+            print("exec:", mod.execute("pass"))
+        mod.eval = lambda *a: ("module global", len(a))
+        print("global:", mod.run("1"), mod.run2("2"))
+        del mod.eval
+        print("eval:", mod.run("json.dumps(1)"), mod.run2("json.dumps(2)"),
+              mod.run3("json.dumps(3)", {}))
+        print("whole:", mod.whole())
+        """,
+}
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_a_module_global_or_patch_shadowing_a_builtin_wins_as_in_python(tmp_path, mechanism):
+    root = write_tree(tmp_path, SHADOWED)
+    plain = run_python(["main.py"], cwd=root, check=True).stdout
+    assert plain.splitlines()[0] == "lookup: 42"
+    for _ in ("cold", "warm"):
+        assert run_lazy(["main.py"], root, mechanism, check=True).stdout == plain
