@@ -131,6 +131,51 @@ def _opts_in(code) -> bool:
     return "__lazy_modules__" in code.co_names or "__lazy_modules__" in code.co_consts
 
 
+#: lazify's own directory: its frames are left out of an error's traceback
+_OWN = _os.dirname(_os.abspath(__file__)) + _os.sep
+
+# The loader's get_code as importlib sees its own: a SyntaxError (an encoding error,
+# null bytes) raised while importing a module shows the importer's frame and the file,
+# nothing of the import system.  CPython removes importlib's frames from such a
+# traceback (import.c, remove_importlib_frames): a run of frames whose file is
+# "<frozen importlib._bootstrap>" or "<frozen importlib._bootstrap_external>" that ends
+# in a function named _call_with_frames_removed, the one importlib calls compile() and
+# the module's code through.  get_code is such a function, called by importlib's
+# exec_module: the run from the import statement to it goes, and so does what lazify's
+# own modules add after it (the hook, the rewriter); frames of other code stay.
+# Called from elsewhere (runpy, inspect), it shows as importlib's frame does.
+_FRAMES_REMOVED = """\
+def _call_with_frames_removed(self, fullname):
+    try:
+        return get_code(self, fullname)
+    except Exception as exc:
+        raise exc.with_traceback(outside(exc.__traceback__.tb_next))
+"""
+
+
+def _outside(tb):
+    """The frames of ``tb`` that are not lazify's own."""
+    kept = []
+    while tb is not None:
+        if not tb.tb_frame.f_code.co_filename.startswith(_OWN):
+            kept.append(tb)
+        tb = tb.tb_next
+    for index, tb in enumerate(kept):
+        tb.tb_next = kept[index + 1] if index + 1 < len(kept) else None
+    return kept[0] if kept else None
+
+
+def _frames_removed(get_code):
+    namespace = {"__name__": __name__, "get_code": get_code, "outside": _outside}
+    exec(compile(_FRAMES_REMOVED, "<frozen importlib._bootstrap_external>", "exec"),
+         namespace)
+    function = namespace["_call_with_frames_removed"]
+    function.__name__ = "get_code"
+    function.__qualname__ = "LazifyLoader.get_code"
+    function.__doc__ = get_code.__doc__
+    return function
+
+
 class LazifyLoader(SourceFileLoader):
     """``SourceFileLoader`` whose code is the rewritten module, cached under lazify's tag."""
 
@@ -185,7 +230,7 @@ class LazifyLoader(SourceFileLoader):
         except ImportError:
             return False
 
-    def get_code(self, fullname):
+    def _get_code(self, fullname):
         """Return the module's code: lazify's cache, else read, rewrite and cache.
 
         A module that global mode leaves alone (lazy imports disabled, or the
@@ -206,6 +251,8 @@ class LazifyLoader(SourceFileLoader):
             # the pyc would depend on the settings)
             del plain
         return self._lazy_code(fullname)
+
+    get_code = _frames_removed(_get_code)
 
     def _lazy_code(self, fullname):
         source_path = self.get_filename(fullname)

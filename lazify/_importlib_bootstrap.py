@@ -130,7 +130,11 @@ class _Entry:
         # the name read while pending: the dict missed, the class found this
         if namespace is None:
             return self
-        return self.state.resolve(self.name)
+        __tracebackhide__ = True    # pytest's convention: this frame is machinery
+        try:
+            return self.state.resolve(self.name)
+        except BaseException as exc:
+            raise exc.with_traceback(_without_own_frames(exc))
 
     @property
     def lineno(self):
@@ -223,6 +227,8 @@ class _Entry:
 
 
 _builtin_import = builtins.__import__
+#: this file, as its frames name it
+_RUNTIME_FILE = _absolute.__code__.co_filename
 
 # The builtins a namespace read stands for.  Rewritten code passes the value the name
 # has where the read runs: a module global or a patched attribute shadowing one
@@ -1024,7 +1030,12 @@ def _make_getattr(state):
         # submodule from (``hasattr(pkg, "sub")``)
         caller = sys._getframe(1).f_globals
         if name in state.pending:
-            value = state.resolve(name, probe=caller.get("__name__") in _IMPORTLIB_BOOTSTRAP)
+            __tracebackhide__ = True    # pytest's convention: this frame is machinery
+            try:
+                value = state.resolve(name,
+                                      probe=caller.get("__name__") in _IMPORTLIB_BOOTSTRAP)
+            except BaseException as exc:
+                raise exc.with_traceback(_without_own_frames(exc))
         else:
             value = state.namespace.get(name, _MISSING)
             if value is _MISSING and (caller.get("__name__") not in _IMPORTLIB_BOOTSTRAP
@@ -1056,6 +1067,31 @@ def _make_dir(state):
         return sorted(names)
     __dir__.__qualname__ = "lazify.__dir__"
     return __dir__
+
+
+def _without_own_frames(exc):
+    """``exc``'s traceback without the runtime's frames, as importlib leaves out its own
+    (import.c's ``remove_importlib_frames``): every one for an ImportError, and
+    otherwise a run of them followed by a frame of other code (the imported module's,
+    a ``__getattr__`` of the user's).  A run at the end, where the error was raised by
+    the runtime itself (a bug of lazify's), is kept.  The frame the program's read
+    called stays: the frame that raises is always in a traceback."""
+    always = isinstance(exc, ImportError)
+    kept = []
+    run = []
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == _RUNTIME_FILE:
+            run.append(tb)
+        else:
+            run = []
+            kept.append(tb)
+        tb = tb.tb_next
+    if not always:
+        kept += run
+    for index, tb in enumerate(kept):
+        tb.tb_next = kept[index + 1] if index + 1 < len(kept) else None
+    return kept[0] if kept else None
 
 
 def _deferred_error(exc, state, entry):

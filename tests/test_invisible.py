@@ -342,3 +342,104 @@ def test_a_module_global_or_patch_shadowing_a_builtin_wins_as_in_python(tmp_path
     assert plain.splitlines()[0] == "lookup: 42"
     for _ in ("cold", "warm"):
         assert run_lazy(["main.py"], root, mechanism, check=True).stdout == plain
+
+
+# ------------------------------------------------------------ tracebacks as Python's
+
+BROKEN = {
+    "bad.py": "x = 1\ndef f(:\n    pass\n",
+    "enc.py": b"# -*- coding: utf-8 -*-\nx = '\xff'\n",
+    "nul.py": b"x = 1\ny = 2\x00\n",
+    "failing.py": "import json\n\nraise ValueError(json.dumps('boom'))\n",
+    "user.py": "import failing\n\n\ndef use():\n    return failing.x\n",
+    "main.py": """\
+        import sys
+        if sys.argv[1] == "user":
+            import user
+            user.use()
+        else:
+            __import__(sys.argv[1])
+        """,
+}
+
+
+def _write_broken(root):
+    for name, text in BROKEN.items():
+        path = root / name
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(textwrap.dedent(text))
+        os.utime(path, (OLD, OLD))
+    return root
+
+
+def frames(stderr):
+    """The traceback's frames: (file name, line, function), and what is said below them."""
+    out = []
+    for line in stderr.splitlines():
+        if line.startswith('  File "'):
+            filename, _, rest = line[len('  File "'):].partition('", line ')
+            out.append((os.path.basename(filename), rest))
+    return out
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+@pytest.mark.parametrize("name", ["bad", "enc", "nul"])
+def test_an_error_importing_through_the_hook_shows_pythons_frames(tmp_path, mechanism, name):
+    root = _write_broken(tmp_path)
+    plain = run_python(["main.py", name], cwd=root)
+    assert plain.returncode == 1
+    for _ in ("cold", "again"):
+        lazy = run_lazy(["main.py", name], root, mechanism)
+        assert lazy.stderr == plain.stderr      # the frame list and the error, as Python's
+    assert frames(plain.stderr) == [("main.py", "6, in <module>")] + (
+        [(f"{name}.py", "2")] if name != "nul" else [])
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+@pytest.mark.parametrize("name", ["bad", "enc", "nul"])
+def test_lazify_run_of_a_broken_script_reports_as_python(tmp_path, mechanism, name):
+    if name == "nul" and sys.version_info < (3, 11):
+        pytest.skip("python 3.10 runs a script up to its first null byte")
+    root = _write_broken(tmp_path)
+    plain = run_python([f"{name}.py"], cwd=root)
+    lazy = run_lazy([f"{name}.py"], root, mechanism)
+    assert plain.returncode == lazy.returncode == 1
+    assert frames(lazy.stderr) == frames(plain.stderr) == [(f"{name}.py", "2")]
+    if name != "enc" or sys.version_info < (3, 14):
+        # (3.14+: python's own file reader words an undecodable script's error its way)
+        assert lazy.stderr == plain.stderr
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_a_deferred_imports_error_shows_the_users_frames_and_the_note(tmp_path, mechanism):
+    root = _write_broken(tmp_path)
+    lazy = run_lazy(["main.py", "user"], root, mechanism)
+    assert lazy.returncode == 1
+    if mechanism == "native":
+        # PEP 810's own traceback, exactly
+        native = run_python(["-X", "lazy_imports=all", "main.py", "user"], cwd=root)
+        assert lazy.stderr == native.stderr
+        return
+    # where the name is first used, then the imported module; of lazify, only the frame
+    # the read called (a frame that raises is always in a traceback)
+    assert frames(lazy.stderr) == [("main.py", "4, in <module>"), ("user.py", "5, in use"),
+                                   ("_importlib_bootstrap.py", frames(lazy.stderr)[2][1]),
+                                   ("failing.py", "3, in <module>")]
+    assert frames(lazy.stderr)[2][1].endswith("in __get__")
+    note = [f"lazify: raised by the deferred import at {root / 'user.py'}:1 (import failing)"]
+    if sys.version_info < (3, 11):
+        note = []                                   # exception notes are 3.11+
+    assert lazy.stderr.splitlines()[-1 - len(note):] == ['ValueError: "boom"', *note]
+
+
+def test_a_deferred_import_raising_through_a_modules_getattr_shows_one_frame(tmp_path):
+    root = write_tree(tmp_path, {
+        "failing.py": "raise KeyError('boom')\n",
+        "pkg/__init__.py": "from failing import thing\n",
+        "main.py": "import pkg\ngetattr(pkg, 'thing')\n",
+    })
+    lazy = run_lazy(["main.py"], root, "rewrite")
+    listed = [name for name, _ in frames(lazy.stderr)]
+    assert listed == ["main.py", "_importlib_bootstrap.py", "failing.py"], lazy.stderr
