@@ -97,7 +97,8 @@ PROJECTS = {
                                               "opentelemetry-api", "opentelemetry-sdk"],
                       probe="starlette.applications", tests="tests"),
     # a date/time library
-    "python-dateutil": dict(version="4.0.0", deps=["pytest", "freezegun", "hypothesis"],
+    "python-dateutil": dict(version="4.0.0", deps=["pytest", "pytest-cov", "freezegun",
+                                                   "hypothesis"],
                             probe="dateutil.parser", tests="tests"),
     # a data-structuring library with a hypothesis-heavy suite (issue 30's 1.07x)
     "cattrs": dict(version="26.2.1", deps=["pytest", "hypothesis", "immutables",
