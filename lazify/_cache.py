@@ -17,17 +17,17 @@ import os
 import sys
 import _frozen_importlib_external as _bootstrap_external
 
-from . import _mode
+from . import _mode, _os
 
 #: lazify's version (kept here: importing lazify/__init__.py from the hook
 #: would be an import cycle).  Part of the cache tag.
 VERSION = "0.1.0"
 #: Bumped whenever the generated code calls a renamed/changed runtime helper.
-CACHE_FORMAT = 8
+CACHE_FORMAT = 9
 #: A digest of :func:`lazify._entry_points.table`, the names the generated code calls
 #: and what it passes them, when CACHE_FORMAT was last bumped: a test fails when the
 #: table changes and this does not (then bump CACHE_FORMAT and record the new digest).
-ENTRY_POINTS_DIGEST = "24076e678623f99b"
+ENTRY_POINTS_DIGEST = "4027dc1aa4949a29"
 
 MAGIC_NUMBER = _bootstrap_external.MAGIC_NUMBER
 _RAW_MAGIC = int.from_bytes(MAGIC_NUMBER, "little")
@@ -53,8 +53,8 @@ def _sources_fingerprint() -> str:
     The hash is the SipHash CPython uses for hash-based pycs, already in
     ``_imp``, rather than ``zlib.crc32``: importing zlib costs about 0.3 ms.
     """
-    here = os.path.dirname(os.path.abspath(__file__))
-    if not os.path.exists(os.path.join(os.path.dirname(here), "pyproject.toml")):
+    here = _os.dirname(_os.abspath(__file__))
+    if not _os.exists(_os.join(_os.dirname(here), "pyproject.toml")):
         # an installed release, not a source checkout: its sources change only
         # with its version, which the tag carries already (one stat, not seven,
         # on every start)
@@ -62,7 +62,7 @@ def _sources_fingerprint() -> str:
     parts = []
     for name in _SHAPING:
         try:
-            st = os.stat(os.path.join(here, name))
+            st = _os.stat(_os.join(here, name))
         except OSError:
             parts.append(f"{name}:-")
         else:
@@ -124,17 +124,17 @@ def cache_path(source_path: str, optimize: int | None = None) -> str | None:
     try:
         tag = cache_tag(optimize)
         if type(source_path) is str:
-            head, sep, tail = source_path.rpartition(os.sep)
+            head, sep, tail = source_path.rpartition(_os.sep)
             stem, dot, _suffix = tail.rpartition(".")
-            if sep and stem and head.startswith(os.sep):
+            if sep and stem and head.startswith(_os.sep):
                 key = (head, tag, sys.pycache_prefix)
                 halves = _cache_halves.get(key)
                 if halves is None:
                     probe = _cache_from_source(f"{head}{sep}x.py", optimization=tag)
-                    cut = probe.rindex(f"{os.sep}x.") + 1
+                    cut = probe.rindex(f"{_os.sep}x.") + 1
                     halves = _cache_halves[key] = (probe[:cut], probe[cut + 1:])
                 return f"{halves[0]}{stem}{halves[1]}"
-        return _cache_from_source(os.fspath(source_path), optimization=tag)
+        return _cache_from_source(_os.fspath(source_path), optimization=tag)
     except (NotImplementedError, ValueError, TypeError):
         # cache_tag is None on this implementation, or an odd path
         return None
@@ -149,16 +149,16 @@ def fallback_root() -> str | None:
     """Return the per-user cache directory used when ``__pycache__`` is unwritable."""
     if sys.platform == "win32":
         base = os.environ.get("LOCALAPPDATA")
-        if base and os.path.isabs(base):
-            return os.path.join(base, "lazify", "cache")
+        if base and _os.isabs(base):
+            return _os.join(base, "lazify", "cache")
         return None
     base = os.environ.get("XDG_CACHE_HOME")
-    if not base or not os.path.isabs(base):  # XDG: relative values are ignored
-        home = os.path.expanduser("~")
-        if not home or home == "~" or not os.path.isabs(home):
+    if not base or not _os.isabs(base):  # XDG: relative values are ignored
+        home = _os.home()
+        if not home or not _os.isabs(home):
             return None
-        base = os.path.join(home, ".cache")
-    return os.path.join(base, "lazify")
+        base = _os.join(home, ".cache")
+    return _os.join(base, "lazify")
 
 
 def fallback_path(source_path: str, optimize: int | None = None) -> str | None:
@@ -172,9 +172,9 @@ def fallback_path(source_path: str, optimize: int | None = None) -> str | None:
     primary = cache_path(source_path, optimize)
     if root is None or primary is None:
         return None
-    src_dir = os.path.dirname(os.path.abspath(os.fspath(source_path)))
-    src_dir = os.path.splitdrive(src_dir)[1].lstrip("\\/")
-    return os.path.join(root, src_dir, os.path.basename(primary))
+    src_dir = _os.dirname(_os.abspath(_os.fspath(source_path)))
+    src_dir = _os.splitdrive(src_dir)[1].lstrip("\\/")
+    return _os.join(root, src_dir, _os.basename(primary))
 
 
 def _read_file(path: str) -> bytes:
@@ -212,7 +212,7 @@ def _validate(data: bytes, source_path: str, mtime, size, source_bytes) -> bool:
     if flags & FLAG_CHECK_SOURCE:  # check_source without hash_based: invalid
         return False
     if mtime is None or size is None:
-        st = os.stat(source_path)
+        st = _os.stat(source_path)
         mtime, size = st.st_mtime, st.st_size
     return (
         int.from_bytes(data[8:12], "little") == (int(mtime) & 0xFFFFFFFF)
@@ -284,7 +284,7 @@ def read_cached_from(
     :param primary: the ``__pycache__`` path, when the caller has it already.
     """
     try:
-        source_path = os.fspath(source_path)
+        source_path = _os.fspath(source_path)
         candidates = _candidates(source_path, pyc_path, primary, optimize)
         for candidate in candidates:
             code = _read_candidate(candidate, source_path, source_mtime, source_size,
@@ -325,10 +325,10 @@ def _fallback_trusted(root: str) -> bool:
     create the root first and plant a pyc keyed to our source path.
     """
     try:
-        st = os.stat(root)
+        st = _os.stat(root)
     except OSError:
         return False
-    getuid = getattr(os, "getuid", None)
+    getuid = _os.getuid
     if getuid is None:  # Windows: LOCALAPPDATA is per-user already
         return True
     return st.st_uid == getuid() and not st.st_mode & 0o022
@@ -347,23 +347,22 @@ def rewriter_deps_path(root: str | None = None) -> str | None:
         return None
     name = f"rewriter-deps.{tag}.{sys.hexversion:x}.{FORMAT}.txt"
     if root is not None:
-        return os.path.join(root, name)
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_plan.py")
+        return _os.join(root, name)
+    here = _os.join(_os.dirname(_os.abspath(__file__)), "_plan.py")
     try:
-        return os.path.join(os.path.dirname(_cache_from_source(here)), name)
+        return _os.join(_os.dirname(_cache_from_source(here)), name)
     except (NotImplementedError, ValueError):
         return None
 
 
 def _rewriter_deps_fallback() -> str | None:
     root = fallback_root()
-    return None if root is None else os.path.join(root, "meta")
+    return None if root is None else _os.join(root, "meta")
 
 
 def _read_names(path):
     try:
-        with open(path, "rb") as f:
-            text = f.read().decode("ascii")
+        text = _read_file(path).decode("ascii")
     except (OSError, ValueError, TypeError):
         return None
     names = text.split()

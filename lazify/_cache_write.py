@@ -13,6 +13,7 @@ import os
 import sys
 import time
 
+from . import _os
 from ._cache import (FLAG_CHECK_SOURCE, FLAG_HASH_BASED, MAGIC_NUMBER, _cache_from_source,
                      _CodeType, _fallback_trusted, _read_file, _rewriter_deps_fallback,
                      cache_path, fallback_path, fallback_root, is_hash_based,
@@ -37,7 +38,7 @@ def want_hash(source_path: str) -> bool:
     if os.environ.get("SOURCE_DATE_EPOCH"):
         return True
     try:
-        plain = _cache_from_source(os.fspath(source_path))
+        plain = _cache_from_source(_os.fspath(source_path))
         with _io.open_code(plain) as f:
             return is_hash_based(f.read(8))
     except Exception:
@@ -126,15 +127,15 @@ def _make_dirs(directory: str, mode: int = 0o777) -> None:
     """
     parts = []
     parent = directory
-    while parent and not os.path.isdir(parent):
-        parent, part = os.path.split(parent)
+    while parent and not _os.isdir(parent):
+        parent, part = _os.split(parent)
         if not part:
             break
         parts.append(part)
     for part in reversed(parts):
-        parent = os.path.join(parent, part)
+        parent = _os.join(parent, part)
         try:
-            os.mkdir(parent, mode)
+            _os.mkdir(parent, mode)
         except FileExistsError:
             continue
 
@@ -146,15 +147,15 @@ def write_atomic(path: str, data: bytes, mode: int = 0o666) -> None:
     not, rewrite.py:317) and is unlinked on any failure (pytest leaves
     ``.pyc.<pid>`` behind, 325-332).  Raises OSError.
     """
-    tmp = f"{path}.{os.getpid()}.{_thread.get_ident()}.tmp"
+    tmp = f"{path}.{_os.getpid()}.{_thread.get_ident()}.tmp"
     flags = os.O_EXCL | os.O_CREAT | os.O_WRONLY | getattr(os, "O_BINARY", 0)
     try:
-        fd = os.open(tmp, flags, mode & 0o666)
+        fd = _os.open_fd(tmp, flags, mode & 0o666)
     except FileExistsError:
         # only a crashed earlier process with our pid and thread id leaves this
-        if os.path.isdir(os.path.dirname(tmp) or "."):
-            os.unlink(tmp)
-            fd = os.open(tmp, flags, mode & 0o666)
+        if _os.isdir(_os.dirname(tmp) or "."):
+            _os.unlink(tmp)
+            fd = _os.open_fd(tmp, flags, mode & 0o666)
         else:
             raise
     try:
@@ -162,10 +163,10 @@ def write_atomic(path: str, data: bytes, mode: int = 0o666) -> None:
             view = memoryview(data)
             while view:
                 view = view[f.write(view):]
-        os.replace(tmp, path)
+        _os.replace(tmp, path)
     except BaseException:
         try:
-            os.unlink(tmp)
+            _os.unlink(tmp)
         except OSError:
             pass
         raise
@@ -174,7 +175,7 @@ def write_atomic(path: str, data: bytes, mode: int = 0o666) -> None:
 def _fallback_ready(root: str) -> bool:
     """Create the per-user root 0o700; refuse one that is not ours alone."""
     try:
-        os.makedirs(root, 0o700)
+        _os.makedirs(root, 0o700)
     except FileExistsError:
         pass
     except OSError:
@@ -183,7 +184,7 @@ def _fallback_ready(root: str) -> bool:
 
 
 def _write_to(pyc_path: str, data: bytes, mode: int, dir_mode: int = 0o777) -> None:
-    _make_dirs(os.path.dirname(pyc_path), dir_mode)
+    _make_dirs(_os.dirname(pyc_path), dir_mode)
     write_atomic(pyc_path, data, mode)
 
 
@@ -211,9 +212,9 @@ def write_cached(
     if sys.dont_write_bytecode and not force:
         return None
     try:
-        source_path = os.fspath(source_path)
+        source_path = _os.fspath(source_path)
         if source_mtime is None or source_size is None or source_mode is None:
-            st = os.stat(source_path)
+            st = _os.stat(source_path)
             source_mtime, source_size, source_mode = st.st_mtime, st.st_size, st.st_mode
         if hash_based is None:
             hash_based = want_hash(source_path)
@@ -269,7 +270,7 @@ def write_rewriter_deps(names) -> bool:
     primary = rewriter_deps_path()
     if primary is not None:
         try:
-            _make_dirs(os.path.dirname(primary))
+            _make_dirs(_os.dirname(primary))
             write_atomic(primary, data)
             kept = True
         except OSError:
@@ -279,7 +280,7 @@ def write_rewriter_deps(names) -> bool:
         return kept
     try:
         path = rewriter_deps_path(_rewriter_deps_fallback())
-        _make_dirs(os.path.dirname(path), 0o700)
+        _make_dirs(_os.dirname(path), 0o700)
         write_atomic(path, data, 0o600)
         return True
     except OSError:

@@ -116,7 +116,13 @@ def getattr_prologue(param, span):
 
 def namespace_read(node, read):
     """The expression that stands for ``node``, a read of the module's namespace
-    in a function (``Plan.namespace_reads``): see :class:`lazify._plan.NamespaceRead`."""
+    in a function (``Plan.namespace_reads``): see :class:`lazify._plan.NamespaceRead`.
+
+    Each is given what the builtins it stands for are where it runs, and does what the
+    plain code does when one is not the builtin (a module global, a patched attribute):
+    ``__lazy__.__lazy_lookup__(globals)``; ``eval(src)`` becomes ``eval(src, *(
+    __lazy__.__lazy_globals__(), locals()) if __lazy__.__lazy_eval__(eval, locals)
+    else ())``, with the arguments as written in the ``else``."""
     method = ep.NAMESPACE_READS[read.kind]
     span = read.span
     # zero-width at its start if it spans lines (for the generated attribute load)
@@ -126,11 +132,27 @@ def namespace_read(node, read):
     if read.kind == "eval":
         # the user's call, with generated arguments
         args = node.args
-        local = args[2] if len(args) == 3 else ast.Call(
-            func=ast.Name(id="locals", ctx=ast.Load(), **at), args=[], keywords=[], **at)
-        node.args = [args[0], _call(method, [], at), local]
+        callee = _load(node.func.id, at)
+        if len(args) == 3:
+            # eval(src, None, loc): the globals, or the None written
+            node.args = [args[0], ast.IfExp(test=_call(ep.EVAL, [callee], at),
+                                            body=_call(method, [], at), orelse=args[1], **at),
+                         args[2]]
+            return node
+        given = ast.Tuple(elts=[_call(method, [], at), ast.Call(
+            func=_load("locals", at), args=[], keywords=[], **at)], ctx=ast.Load(), **at)
+        written = ast.Tuple(elts=args[1:], ctx=ast.Load(), **at)
+        test = _call(ep.EVAL, [callee, _load("locals", at)], at)
+        node.args = [args[0], ast.Starred(
+            value=ast.IfExp(test=test, body=given, orelse=written, **at), ctx=ast.Load(), **at)]
         return node
-    return _call(method, [], at)
+    if read.consumer is not None:
+        return _call(method, [_load("globals", at), _load(read.consumer, at)], at)
+    return _call(method, [_load("globals", at)], at)
+
+
+def _load(name, at):
+    return ast.Name(id=name, ctx=ast.Load(), **at)
 
 
 def header_statements(span, fallback_names=()):

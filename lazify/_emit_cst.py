@@ -206,22 +206,34 @@ class _Applier(cst.CSTTransformer):
             else (lambda kind: kind not in ("eval", "frame")))
         if read is None:
             return updated
-        method = cst.parse_expression(_call(ep.NAMESPACE_READS[read.kind]))
         if read.kind != "eval":
+            # given what the builtins it stands for are where it runs (a module global
+            # or a patched attribute shadowing one is called as written)
+            passed = ("globals",) if read.consumer is None else ("globals", read.consumer)
+            method = cst.parse_expression(_call(ep.NAMESPACE_READS[read.kind], *passed))
             return method.with_changes(lpar=updated.lpar, rpar=updated.rpar)
-        # eval(src[, None[, loc]]) -> eval(src, __lazy__.__lazy_globals__(), loc or locals())
+        method = _call(ep.NAMESPACE_READS[read.kind])
         args = list(updated.args)
-        if len(args) >= 2:
-            args[1] = args[1].with_changes(value=method)
-        else:
-            comma = args[0].comma
-            if isinstance(comma, cst.Comma) and _code(comma.whitespace_after) == "":
-                # eval(src,): a space after the comma that now separates arguments
-                args[0] = args[0].with_changes(
-                    comma=comma.with_changes(whitespace_after=cst.SimpleWhitespace(" ")))
-            args.append(cst.Arg(method))
-        if len(args) < 3:
-            args.append(cst.Arg(cst.parse_expression("locals()")))
+        if len(args) == 3:
+            # eval(src, None, loc) -> eval(src, <globals> if <the builtin> else None, loc)
+            test = _call(ep.EVAL, func.value)
+            args[1] = args[1].with_changes(value=cst.IfExp(
+                test=cst.parse_expression(test), body=cst.parse_expression(method),
+                orelse=args[1].value))
+            return updated.with_changes(args=args)
+        # eval(src[, None]) -> eval(src, *(<globals>, locals()) if <the builtins> else
+        # (the arguments written))
+        written = f"{_code(args[1].value)}," if len(args) == 2 else ""
+        spread = cst.parse_expression(
+            f"({method}, locals()) if {_call(ep.EVAL, func.value, 'locals')} else ({written})")
+        comma = args[0].comma
+        if not isinstance(comma, cst.Comma):
+            comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        elif _code(comma.whitespace_after) == "":
+            # eval(src,): a space after the comma that now separates arguments
+            comma = comma.with_changes(whitespace_after=cst.SimpleWhitespace(" "))
+        last = args[1].comma if len(args) == 2 else cst.MaybeSentinel.DEFAULT
+        args = [args[0].with_changes(comma=comma), cst.Arg(value=spread, star="*", comma=last)]
         return updated.with_changes(args=args)
 
     def leave_Attribute(self, original, updated):

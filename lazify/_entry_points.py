@@ -29,6 +29,7 @@ GLOBALS = "__lazy_globals__"
 LOOKUP = "__lazy_lookup__"
 NAMES = "__lazy_names__"
 F_GLOBALS = "__lazy_f_globals__"
+EVAL = "__lazy_eval__"
 
 #: the ``__lazy__`` method each kind of namespace read calls (``eval``/``exec``
 #: get ``__lazy_globals__()`` as their globals): see :class:`lazify._plan.NamespaceRead`
@@ -53,10 +54,14 @@ METHODS = {
     DEFERRED: "a lambda returning an annotation's value, its lazy names (before 3.14)",
     GETATTR: "the parameter of the module's own def __getattr__",
     RESULT: "the parameter of the module's own def __getattr__",
-    GLOBALS: "nothing: globals() in a function",
-    LOOKUP: "nothing: globals() where one key is looked up",
-    NAMES: "nothing: globals() whose keys alone are read",
+    GLOBALS: "the value of the name globals: globals() in a function; nothing: the "
+             "globals of an eval/exec that EVAL says are the builtins",
+    LOOKUP: "the value of the name globals: globals() where one key is looked up",
+    NAMES: "the value of the name globals, and of the builtin given the dict if any "
+           "(sorted): globals() whose keys alone are read",
     F_GLOBALS: "the frame of sys._getframe().f_globals",
+    EVAL: "the values of the names eval/exec called, and locals when it is called for "
+          "the caller's locals: whether they are the builtins",
 }
 
 

@@ -653,9 +653,10 @@ class _NamespaceUse:
         self.at_import(node)
 
     def resolve(self, scopes: _Scopes) -> tuple:
-        """``(kind, span, function, key)`` of the reads in functions that are reads
-        of the builtins they name (not a module's own ``eval``, nor a parameter
-        ``globals``); the others that cannot be followed make the module dynamic."""
+        """``(kind, span, function, key, consumer)`` of the reads in functions that are
+        reads of the builtins they name (not a module's own ``eval``, nor a parameter
+        ``globals``); the others that cannot be followed make the module dynamic.
+        ``consumer``: the builtin a "names" read is given to (``sorted``), or None."""
         reads = []
         for kind, node, function, key, callee, needs, consumer, scope, index in self.reads:
             if callee is not None and not scopes.is_builtin(callee, scope, index):
@@ -670,7 +671,8 @@ class _NamespaceUse:
                 continue
             if consumer is not None and not scopes.is_builtin(consumer, scope, index):
                 kind, key = "globals", None
-            reads.append((kind, _span(node), function, key))
+            reads.append((kind, _span(node), function, key,
+                          consumer if kind == "names" else None))
         for name, scope, index, line in self.value_reads:
             if scopes.is_builtin(name, scope, index):
                 self.dynamic = min(self.dynamic or line, line)

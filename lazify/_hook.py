@@ -16,7 +16,6 @@ it imports are never rewritten (:mod:`lazify._rewriter_deps` measures them).
 """
 
 import _thread
-import _warnings
 import os
 import sys
 
@@ -24,7 +23,7 @@ import sys
 # importing the importlib package costs warnings and more at every start
 import _frozen_importlib_external
 
-from . import _cache, _mode
+from . import _cache, _mode, _os
 
 SourceFileLoader = _frozen_importlib_external.SourceFileLoader
 
@@ -132,6 +131,51 @@ def _opts_in(code) -> bool:
     return "__lazy_modules__" in code.co_names or "__lazy_modules__" in code.co_consts
 
 
+#: lazify's own directory: its frames are left out of an error's traceback
+_OWN = _os.dirname(_os.abspath(__file__)) + _os.sep
+
+# The loader's get_code as importlib sees its own: a SyntaxError (an encoding error,
+# null bytes) raised while importing a module shows the importer's frame and the file,
+# nothing of the import system.  CPython removes importlib's frames from such a
+# traceback (import.c, remove_importlib_frames): a run of frames whose file is
+# "<frozen importlib._bootstrap>" or "<frozen importlib._bootstrap_external>" that ends
+# in a function named _call_with_frames_removed, the one importlib calls compile() and
+# the module's code through.  get_code is such a function, called by importlib's
+# exec_module: the run from the import statement to it goes, and so does what lazify's
+# own modules add after it (the hook, the rewriter); frames of other code stay.
+# Called from elsewhere (runpy, inspect), it shows as importlib's frame does.
+_FRAMES_REMOVED = """\
+def _call_with_frames_removed(self, fullname):
+    try:
+        return get_code(self, fullname)
+    except Exception as exc:
+        raise exc.with_traceback(outside(exc.__traceback__.tb_next))
+"""
+
+
+def _outside(tb):
+    """The frames of ``tb`` that are not lazify's own."""
+    kept = []
+    while tb is not None:
+        if not tb.tb_frame.f_code.co_filename.startswith(_OWN):
+            kept.append(tb)
+        tb = tb.tb_next
+    for index, tb in enumerate(kept):
+        tb.tb_next = kept[index + 1] if index + 1 < len(kept) else None
+    return kept[0] if kept else None
+
+
+def _frames_removed(get_code):
+    namespace = {"__name__": __name__, "get_code": get_code, "outside": _outside}
+    exec(compile(_FRAMES_REMOVED, "<frozen importlib._bootstrap_external>", "exec"),
+         namespace)
+    function = namespace["_call_with_frames_removed"]
+    function.__name__ = "get_code"
+    function.__qualname__ = "LazifyLoader.get_code"
+    function.__doc__ = get_code.__doc__
+    return function
+
+
 class LazifyLoader(SourceFileLoader):
     """``SourceFileLoader`` whose code is the rewritten module, cached under lazify's tag."""
 
@@ -143,14 +187,17 @@ class LazifyLoader(SourceFileLoader):
     def source_to_code(self, data, path, *, _optimize=-1, fullname=None):
         """Return the rewritten code; SyntaxError exactly as ``compile`` raises it.
 
-        Any other failure is a lazify bug: warn, naming the module, and fall
-        back to the plain compile, because lazify must never be why a program
-        does not start (typeguard#340).  ``LAZIFY_STRICT=1`` raises instead.
+        Any other failure is a lazify bug: say so on stderr, naming the module,
+        and fall back to the plain compile, because lazify must never be why a
+        program does not start (typeguard#340); never a warning, which ``-W error``
+        would make the program's exception (:mod:`lazify._diagnostics`).
+        ``LAZIFY_STRICT=1`` raises instead.
         """
         return self._rewrite(data, path, fullname or self.name, _optimize)[0]
 
-    def _rewrite(self, data, path, name, optimize=-1):
-        """Return (code, rewritten): rewritten is False after a fallback."""
+    def _rewrite(self, data, path, name, optimize=-1, st=None):
+        """Return (code, rewritten): rewritten is False after a fallback, which is
+        remembered beside the cache file when the source's ``st`` is given."""
         try:
             code = _transform(data, path, name, self._is_pkg(name), optimize)
         except SyntaxError:
@@ -159,17 +206,23 @@ class LazifyLoader(SourceFileLoader):
             stats["failed"] += 1
             if _strict():
                 raise
-            # _warnings, not warnings: the module that failed may be warnings itself
-            _warnings.warn(
-                f"lazify could not rewrite module {name!r} ({path}): "
-                f"{type(exc).__name__}: {exc}; importing it eagerly",
-                RuntimeWarning,
-                stacklevel=2,
-            )
+            from . import _diagnostics
+
+            message = (f"could not rewrite module {name!r} ({path}): {type(exc).__name__}: "
+                       f"{exc}; importing it eagerly")
+            if st is not None:
+                message += " until the file changes (LAZIFY_STRICT=1 raises the error)"
+                _diagnostics.remember(path, self._primary(path), st.st_mtime, st.st_size,
+                                      message)
+            _diagnostics.show(message)
             return super().source_to_code(data, path, _optimize=optimize), False
         stats["compiled"] += 1
         _debug(f"compiled {name}")
         return code, True
+
+    def _primary(self, source_path):
+        """The source's cache file in ``__pycache__`` (or ``sys.pycache_prefix``)."""
+        return self.cached if self.cached is not None else _cache.cache_path(source_path)
 
     def _is_pkg(self, name):
         try:
@@ -177,7 +230,7 @@ class LazifyLoader(SourceFileLoader):
         except ImportError:
             return False
 
-    def get_code(self, fullname):
+    def _get_code(self, fullname):
         """Return the module's code: lazify's cache, else read, rewrite and cache.
 
         A module that global mode leaves alone (lazy imports disabled, or the
@@ -199,11 +252,13 @@ class LazifyLoader(SourceFileLoader):
             del plain
         return self._lazy_code(fullname)
 
+    get_code = _frames_removed(_get_code)
+
     def _lazy_code(self, fullname):
         source_path = self.get_filename(fullname)
         st = None
         try:
-            st = os.stat(source_path)
+            st = _os.stat(source_path)
         except OSError:
             pass
         if st is not None:
@@ -214,8 +269,16 @@ class LazifyLoader(SourceFileLoader):
                 _debug(f"cached {fullname}")
                 _record_cached(fullname, self, used)
                 return code
+            if not _strict():
+                from . import _diagnostics
+
+                # a rewrite that failed for the source as it is: eager, and said once
+                if _diagnostics.remembered(source_path, self._primary(source_path),
+                                           st.st_mtime, st.st_size) is not None:
+                    stats["plain"] += 1
+                    return SourceFileLoader(fullname, self.path).get_code(fullname)
         source_bytes = self.get_data(source_path)
-        code, rewritten = self._rewrite(source_bytes, source_path, fullname)
+        code, rewritten = self._rewrite(source_bytes, source_path, fullname, st=st)
         if st is not None and rewritten:
             busy, _state.busy = _state.busy, True  # an import while writing: pytest#3506
             try:
@@ -250,7 +313,8 @@ def _record_cached(fullname, loader, used):
         return
     try:
         spec.cached = used
-        module.__cached__ = used
+        if "__cached__" in module.__dict__:    # 3.15 sets no __cached__
+            module.__cached__ = used
     except Exception:
         pass
 

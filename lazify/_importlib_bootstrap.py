@@ -133,7 +133,11 @@ class _Entry:
         # the name read while pending: the dict missed, the class found this
         if namespace is None:
             return self
-        return self.state.resolve(self.name)
+        __tracebackhide__ = True    # pytest's convention: this frame is machinery
+        try:
+            return self.state.resolve(self.name)
+        except BaseException as exc:
+            raise exc.with_traceback(_without_own_frames(exc))
 
     @property
     def lineno(self):
@@ -226,6 +230,18 @@ class _Entry:
 
 
 _builtin_import = builtins.__import__
+#: this file, as its frames name it
+_RUNTIME_FILE = _absolute.__code__.co_filename
+
+# The builtins a namespace read stands for.  Rewritten code passes the value the name
+# has where the read runs: a module global or a patched attribute shadowing one
+# (``mock.patch.object(mod, "globals", fake)``) is called as the plain code calls it.
+_GLOBALS = builtins.globals
+_LOCALS = builtins.locals
+_EVAL = builtins.eval
+_EXEC = builtins.exec
+#: the builtins a "names" read may be given to (the planner's key consumers)
+_KEY_CONSUMERS = frozenset((list, tuple, set, frozenset, sorted, len, iter, reversed, enumerate))
 
 
 def _import_submodule_first(entry, namespace):
@@ -1023,7 +1039,12 @@ def _make_getattr(state):
         # submodule from (``hasattr(pkg, "sub")``)
         caller = sys._getframe(1).f_globals
         if name in state.pending:
-            value = state.resolve(name, probe=caller.get("__name__") in _IMPORTLIB_BOOTSTRAP)
+            __tracebackhide__ = True    # pytest's convention: this frame is machinery
+            try:
+                value = state.resolve(name,
+                                      probe=caller.get("__name__") in _IMPORTLIB_BOOTSTRAP)
+            except BaseException as exc:
+                raise exc.with_traceback(_without_own_frames(exc))
         else:
             value = state.namespace.get(name, _MISSING)
             if value is _MISSING and (caller.get("__name__") not in _IMPORTLIB_BOOTSTRAP
@@ -1055,6 +1076,31 @@ def _make_dir(state):
         return sorted(names)
     __dir__.__qualname__ = "lazify.__dir__"
     return __dir__
+
+
+def _without_own_frames(exc):
+    """``exc``'s traceback without the runtime's frames, as importlib leaves out its own
+    (import.c's ``remove_importlib_frames``): every one for an ImportError, and
+    otherwise a run of them followed by a frame of other code (the imported module's,
+    a ``__getattr__`` of the user's).  A run at the end, where the error was raised by
+    the runtime itself (a bug of lazify's), is kept.  The frame the program's read
+    called stays: the frame that raises is always in a traceback."""
+    always = isinstance(exc, ImportError)
+    kept = []
+    run = []
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == _RUNTIME_FILE:
+            run.append(tb)
+        else:
+            run = []
+            kept.append(tb)
+        tb = tb.tb_next
+    if not always:
+        kept += run
+    for index, tb in enumerate(kept):
+        tb.tb_next = kept[index + 1] if index + 1 < len(kept) else None
+    return kept[0] if kept else None
 
 
 def _deferred_error(exc, state, entry):
@@ -1569,21 +1615,37 @@ class _Namespace(tuple if _TUPLE_LAYOUT else object):
             raise AttributeError(f"module {state.name!r} has no attribute {name!r}", name=name)
         return value
 
-    def __lazy_globals__(self):
-        """``globals()`` in a function of the module, and the globals it gives
-        ``eval``/``exec``: the namespace, its pending names imported first."""
+    def __lazy_globals__(self, called=_GLOBALS):
+        """``globals()`` in a function of the module (``called``: what the name
+        ``globals`` is there), and the globals it gives ``eval``/``exec``: the
+        namespace, its pending names imported first."""
+        if called is not _GLOBALS:
+            return called()
         state = self.__lazify_state__
         if state.pending:
             state.resolve_all()
         return state.namespace
 
-    def __lazy_lookup__(self):
+    def __lazy_lookup__(self, called):
         """``globals()`` where one key alone is looked up: see :class:`_Lookup`."""
+        if called is not _GLOBALS:
+            return called()
         return _Lookup(self.__lazify_state__)
 
-    def __lazy_names__(self):
-        """``globals()`` whose keys alone are read: see :func:`_names`."""
+    def __lazy_names__(self, called, consumer=None):
+        """``globals()`` whose keys alone are read: see :func:`_names`.  ``consumer``:
+        what the builtin it is given to (``sorted(globals())``) is where it is called."""
+        if called is not _GLOBALS:
+            return called()
+        if consumer is not None and consumer not in _KEY_CONSUMERS:
+            return self.__lazy_globals__()      # shadowed: it gets the dict, complete
         return _names(self.__lazify_state__)
+
+    def __lazy_eval__(self, called, locals_=_LOCALS):
+        """Whether ``eval``/``exec`` called without globals (and ``locals``, when the
+        caller's are given) are the builtins where they are called: then they get the
+        module's globals complete, else they are called with the arguments written."""
+        return (called is _EVAL or called is _EXEC) and locals_ is _LOCALS
 
     def __lazy_f_globals__(self, frame):
         """``sys._getframe().f_globals`` in a function of the module."""

@@ -216,7 +216,10 @@ class NamespaceRead:
     that imports the module's pending names first and returns the real dict,
     ``E.f_globals`` of the running frame likewise, and ``eval(src)`` or
     ``exec(src)`` get those globals and the caller's ``locals()`` as explicit
-    arguments, which is what they use when none are given.
+    arguments, which is what they use when none are given.  Each is given what the
+    builtins it stands for are where it runs (``__lazy_lookup__(globals)``,
+    ``__lazy_eval__(eval, locals)``): a module global or a patched attribute shadowing
+    one (``mock.patch.object(mod, "globals", fake)``) is called as the plain code calls it.
     """
 
     #: "globals": ``globals()``, imports every pending name first;
@@ -235,6 +238,9 @@ class NamespaceRead:
     function: str
     #: "lookup" with a constant string key: the one name it can import
     key: str | None = None
+    #: "names": the builtin the dict is given to (``sorted`` of ``sorted(globals())``),
+    #: which must still be the builtin when the read runs; None when it is iterated
+    consumer: str | None = None
 
 
 @record
@@ -416,8 +422,9 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
     native = mechanism == "native"
     facts = gather(tree, module=module, is_package=is_package, excluding=excluding,
                    source=source, extensions=extensions, portable=portable)
-    reads = tuple(NamespaceRead(kind=kind, span=span, function=function, key=key)
-                  for kind, span, function, key in facts.namespace_reads)
+    reads = tuple(NamespaceRead(kind=kind, span=span, function=function, key=key,
+                                consumer=consumer)
+                  for kind, span, function, key, consumer in facts.namespace_reads)
     # natively eval/exec find a lazy name reified (LOAD_NAME); the dict itself
     # (globals()[k], f_globals) shows PEP 810's proxy
     readers = _readers(tuple(r for r in reads if r.kind != "eval") if native else reads)

@@ -23,7 +23,7 @@ loaded, plain, before anything is rewritten.
 import os
 import sys
 
-from . import _cache_write
+from . import _cache_write, _os
 
 _MEASURE = (
     "import sys\n"
@@ -103,7 +103,7 @@ def top_level(names) -> frozenset:
 def measure() -> frozenset | None:
     """Top-level names of what importing the rewriter loads in a bare child
     interpreter; None if the child cannot be run."""
-    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    package_parent = _os.dirname(_os.dirname(_os.abspath(__file__)))
     out = _run([sys.executable, "-I", "-S", "-c", _MEASURE, package_parent])
     names = out.decode("ascii", "replace").split() if out is not None else ()
     if "lazify._plan" not in names:
@@ -116,7 +116,7 @@ def _run(argv) -> bytes | None:
     ``posix_spawn`` the user's process imports nothing for it (``subprocess``
     pulls in ``signal``, ``selectors``, ``locale``, ``re`` and ``enum``: the
     larger part of this measurement's cost on a first start)."""
-    if not hasattr(os, "posix_spawn"):
+    if _os.posix_spawn is None:
         import subprocess
 
         try:
@@ -126,29 +126,29 @@ def _run(argv) -> bytes | None:
             return None
         return proc.stdout if proc.returncode == 0 else None
     try:
-        read_end, write_end = os.pipe()
-        devnull_in = os.open(os.devnull, os.O_RDONLY)
-        devnull_out = os.open(os.devnull, os.O_WRONLY)
+        read_end, write_end = _os.pipe()
+        devnull_in = _os.open_fd(os.devnull, os.O_RDONLY)
+        devnull_out = _os.open_fd(os.devnull, os.O_WRONLY)
     except OSError:
         return None
     try:
         try:
-            pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=[
+            pid = _os.posix_spawn(argv[0], argv, os.environ, file_actions=[
                 (os.POSIX_SPAWN_DUP2, devnull_in, 0), (os.POSIX_SPAWN_DUP2, write_end, 1),
                 (os.POSIX_SPAWN_DUP2, devnull_out, 2), (os.POSIX_SPAWN_CLOSE, read_end)])
         finally:
-            os.close(devnull_in)
-            os.close(devnull_out)
-            os.close(write_end)
+            _os.close(devnull_in)
+            _os.close(devnull_out)
+            _os.close(write_end)
         chunks = []
-        while chunk := os.read(read_end, 65536):
+        while chunk := _os.read(read_end, 65536):
             chunks.append(chunk)
-        _pid, status = os.waitpid(pid, 0)
+        _pid, status = _os.waitpid(pid, 0)
     except OSError:
         return None
     finally:
-        os.close(read_end)
-    return b"".join(chunks) if os.waitstatus_to_exitcode(status) == 0 else None
+        _os.close(read_end)
+    return b"".join(chunks) if _os.waitstatus_to_exitcode(status) == 0 else None
 
 
 def measured(import_rewriter) -> frozenset:

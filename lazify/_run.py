@@ -406,13 +406,30 @@ def _script_code(path: str, rewrite: bool = False):
     which uses and fills lazify's bytecode cache like any imported module, and falls
     back to the plain code with a warning if rewriting fails.
     """
-    if rewrite:
-        from lazify._hook import LazifyLoader
+    try:
+        if rewrite:
+            from lazify._hook import LazifyLoader
 
-        return LazifyLoader("__main__", path).get_code("__main__")
+            return LazifyLoader("__main__", path).get_code("__main__")
+        with open(path, "rb") as f:
+            source = f.read()
+        return compile(source, path, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        if e.filename is None and "null bytes" in str(e.msg):
+            raise _null_bytes(path) from None
+        raise
+
+
+def _null_bytes(path: str) -> SyntaxError:
+    """``python script.py``'s error for a script holding a null byte (3.11+), which names
+    the file and the line, where ``compile()`` of the bytes names neither."""
     with open(path, "rb") as f:
-        source = f.read()
-    return compile(source, path, "exec", dont_inherit=True)
+        data = f.read()
+    at = data.find(b"\0")
+    start = data.rfind(b"\n", 0, at) + 1
+    text = data[start:at].decode("utf-8", "replace")
+    return SyntaxError("source code cannot contain null bytes",
+                       (path, data.count(b"\n", 0, at) + 1, None, text))
 
 
 # ------------------------------------------------------------------------ errors
@@ -435,7 +452,9 @@ def report(exc: BaseException, compiling: bool = False) -> int:
     tb = None if compiling else exc.__traceback__
     # Drop lazify's and runpy's own frames, so that the traceback starts at the user's code
     # as it does under plain `python`.
-    own = _runpy_files() | {os.path.normcase(os.path.abspath(__file__))}
+    own = _runpy_files() | {os.path.normcase(os.path.abspath(__file__)),
+                            # the loader's get_code, named as importlib's (lazify._hook)
+                            "<frozen importlib._bootstrap_external>"}
     while tb is not None and _is_own_frame(tb.tb_frame.f_code.co_filename, own):
         tb = tb.tb_next
     # Set it on the exception too: the default hook prints exc.__traceback__ on 3.12+.

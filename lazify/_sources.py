@@ -3,13 +3,16 @@
 ``check``, ``rewrite``/``diff`` and ``compile`` find files, name modules and read sources
 here, so they agree on what a tree holds; the import hook's pipeline (:mod:`lazify._rewrite`)
 takes its parse and the extension-module fact from here too.  A leaf: nothing of lazify's
-is imported but the settings, inside :func:`excluding_for`, and the rewriter may import it
+is imported but the settings, inside :func:`excluding_for`, and :mod:`lazify._os`; the rewriter may import it
 (only ``ast`` and start-up modules).
 """
 
+import _io
 import ast
 import io
 import os
+
+from . import _os
 
 #: Directory names never descended into when walking a tree (hidden directories, such as
 #: ``.git`` and ``.tox``, are skipped too); a package of one of these names is code.
@@ -115,7 +118,7 @@ def extension_submodules(path) -> frozenset:
 
     suffixes = tuple(_imp.extension_suffixes())
     try:
-        names = os.listdir(os.path.dirname(os.path.abspath(path)))
+        names = _os.listdir(_os.dirname(_os.abspath(path)))
     except OSError:
         return frozenset()
     return frozenset(name.partition(".")[0] for name in names if name.endswith(suffixes))
@@ -126,17 +129,17 @@ def submodule_imports(path, package: str):
     of its submodules, the absolute names of the modules that submodule's source imports
     anywhere in it (empty when it has no readable, parsable source).  The native
     mechanism's submodule-order rule needs it (:func:`lazify._plan.plan_module`)."""
-    directory = os.path.dirname(os.path.abspath(path))
+    directory = _os.dirname(_os.abspath(path))
     seen = {}
 
     def imports_of(sub: str) -> frozenset:
         if sub in seen:
             return seen[sub]
         names = set()
-        for candidate in (os.path.join(directory, sub + ".py"),
-                          os.path.join(directory, sub, "__init__.py")):
+        for candidate in (_os.join(directory, sub + ".py"),
+                          _os.join(directory, sub, "__init__.py")):
             try:
-                with open(candidate, "rb") as f:
+                with _io.open_code(candidate) as f:
                     tree = parse(f.read(), candidate)
             except (OSError, SyntaxError, ValueError):
                 continue

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from lazify import _cache, _cache_write
+from lazify import _cache, _cache_write, _os
 from tests._util import run_python
 
 SOURCE = "X = 1\ndef f():\n    return X\n"
@@ -418,7 +418,7 @@ def test_replace_failure_leaves_nothing_behind(monkeypatch, tmp_path):
     def replace(a, b):
         raise OSError(errno.EIO, "replace failed")
 
-    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(_os, "replace", replace)  # lazify calls the interpreter's own
     assert _cache_write.write_cached(src, code_for(src)) is None
     assert not os.path.exists(_cache.cache_path(src))
     assert os.listdir(tmp_path / "__pycache__") == []
@@ -433,7 +433,7 @@ def test_replace_permission_error_tries_the_fallback_and_cleans_both(monkeypatch
         calls.append(a)
         raise PermissionError(errno.EACCES, "denied")
 
-    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(_os, "replace", replace)  # lazify calls the interpreter's own
     assert _cache_write.write_cached(src, code_for(src)) is None
     assert len(calls) == 2
     assert _leftovers(tmp_path) == []
@@ -450,7 +450,7 @@ def test_temp_name_is_unique_per_process_and_thread(monkeypatch, tmp_path):
         both_alive.wait()
         return real_replace(a, b)
 
-    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(_os, "replace", replace)  # lazify calls the interpreter's own
     threads = [threading.Thread(target=written, args=(src,)) for _ in range(2)]
     for t in threads:
         t.start()
@@ -469,7 +469,7 @@ def test_concurrent_directory_creation_is_tolerated(monkeypatch, tmp_path):
         real_mkdir(path, mode)  # another process won the race
         raise FileExistsError(errno.EEXIST, "exists", path)
 
-    monkeypatch.setattr(os, "mkdir", mkdir)
+    monkeypatch.setattr(_os, "mkdir", mkdir)
     pyc = written(src)
     assert pyc == _cache.cache_path(src)
 
@@ -484,7 +484,7 @@ def test_directories_are_created_one_at_a_time(monkeypatch, tmp_path):
         made.append(path)
         return real_mkdir(path, mode)
 
-    monkeypatch.setattr(os, "mkdir", mkdir)
+    monkeypatch.setattr(_os, "mkdir", mkdir)
     pyc = written(src)
     assert made[-1] == os.path.dirname(pyc)
     assert made[0] == str(tmp_path / "p")
@@ -523,7 +523,7 @@ def test_unwritable_pycache_falls_back(monkeypatch, tmp_path, exc):
             raise exc
         return real_open(path, flags, mode, **kw)
 
-    monkeypatch.setattr(os, "open", fake_open)
+    monkeypatch.setattr(_os, "open_fd", fake_open)
     pyc = written(src)
     assert pyc.startswith(fallback_root)
     assert _cache.read_cached(src) is not None
@@ -538,7 +538,7 @@ def test_mkdir_permission_error_falls_back(monkeypatch, tmp_path):
             raise PermissionError(errno.EACCES, "denied", path)
         return real_mkdir(path, mode)
 
-    monkeypatch.setattr(os, "mkdir", mkdir)
+    monkeypatch.setattr(_os, "mkdir", mkdir)
     pyc = written(src)
     assert pyc.startswith(str(tmp_path / "xdg"))
 
@@ -552,7 +552,7 @@ def test_other_errors_do_not_fall_back(monkeypatch, tmp_path):
             raise OSError(errno.ENOSPC, "no space left on device")
         return real_open(path, flags, mode, **kw)
 
-    monkeypatch.setattr(os, "open", fake_open)
+    monkeypatch.setattr(_os, "open_fd", fake_open)
     assert _cache_write.write_cached(src, code_for(src)) is None
     assert not (tmp_path / "xdg").exists()
 
@@ -562,7 +562,7 @@ def test_fallback_owned_by_someone_else_is_refused(monkeypatch, tmp_path):
     (tmp_path / "__pycache__").write_text("")
     assert written(src).startswith(str(tmp_path / "xdg"))
     assert _cache.read_cached(src) is not None
-    monkeypatch.setattr(os, "getuid", lambda: os.stat(tmp_path).st_uid + 1)
+    monkeypatch.setattr(_os, "getuid", lambda: os.stat(tmp_path).st_uid + 1)
     assert _cache.read_cached(src) is None  # a pyc planted by another user is never run
     assert _cache_write.write_cached(src, code_for(src)) is None
 

@@ -187,15 +187,17 @@ def test_pycache_that_is_a_file_uses_the_user_cache(tmp_path):
     root = write_tree(tmp_path / "app", {"mod.py": MOD, "__pycache__": "a file, not a directory"})
     xdg = tmp_path / "xdg"
     env = {"XDG_CACHE_HOME": str(xdg)}
-    code = "import mod; print(mod.__spec__.cached); print(mod.__cached__)"
+    code = "import mod; print(mod.__spec__.cached); print(getattr(mod, '__cached__', '-'))"
     first = run(code, root, env=env)
     assert "lazify: compiled mod" in debug_lines(first)
     [rel] = lazify_pycs(xdg / "lazify")
     used = str(xdg / "lazify" / rel)
-    assert first.stdout.splitlines() == [used, used]  # the file actually used
+    # the file actually used (3.15 sets no __cached__: nor does lazify)
+    expected = [used, used if sys.version_info < (3, 15) else "-"]
+    assert first.stdout.splitlines() == expected
     second = run(code, root, env=env)
     assert "lazify: cached mod" in debug_lines(second)
-    assert second.stdout.splitlines() == [used, used]
+    assert second.stdout.splitlines() == expected
 
 
 def _pyc(data: bytes):
@@ -427,7 +429,7 @@ def test_syntax_error_is_exactly_pythons(tmp_path):
     assert hooked == plain
 
 
-def test_rewrite_failure_falls_back_with_a_warning(tree):
+def test_rewrite_failure_falls_back_and_says_so_once(tree):
     code = """
         import warnings, lazify._rewrite as pipeline
         def boom(*args, **kwargs):
@@ -436,14 +438,14 @@ def test_rewrite_failure_falls_back_with_a_warning(tree):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             import mod
-        print(mod.dumps(3), lazify.is_lazy_import(vars(mod), "json"))
-        print(caught[0].category.__name__, caught[0].message)
+        print(mod.dumps(3), lazify.is_lazy_import(vars(mod), "json"), len(caught))
     """
     proc = run(code, tree, env={"LAZIFY_STRICT": None})
     out = proc.stdout.splitlines()
-    assert out[0] == "3 False"
-    assert out[1].startswith("RuntimeWarning lazify could not rewrite module 'mod'")
-    assert "planner bug" in out[1]
+    assert out[0] == "3 False 0"      # on stderr, not a warning: -W error would raise it
+    said = [line for line in proc.stderr.splitlines() if "could not rewrite" in line]
+    assert len(said) == 1 and said[0].startswith("lazify: could not rewrite module 'mod'")
+    assert "planner bug" in said[0]
     assert lazify_pycs(tree) == []  # the fallback is not cached as if it were rewritten
 
     strict = run(code, tree, check=False)

@@ -33,11 +33,6 @@ DEFERRED = ("PEP 690: an import whose name is never used is never run, so its im
 NAMESPACE = ("rewritten namespace: __lazy__ always, lazify's __getattr__/__dir__ while "
              "imports are pending")
 
-#: repros/syntax_error_frames: a SyntaxError raised while importing a
-#: rewritten module carries lazify's hook/emitter frames (CPython strips only
-#: importlib's own).
-FRAMES = "traceback of an import-time SyntaxError shows lazify's hook frames"
-
 KNOWN: dict[tuple[str, str], str] = {
     # test_runpy: the loader type of modules run with runpy
     ("stdlib test_runpy", "test.test_runpy.RunModuleTestCase.test_run_*"): LOADER_CACHE,
@@ -102,7 +97,6 @@ KNOWN: dict[tuple[str, str], str] = {
         DEFERRED,
     ("stdlib test_import", "test.test_import.RelativeImportTests.test_import_from_unloaded_package"):
         DEFERRED,
-    ("stdlib test_import", "test.test_import.ImportTracebackTests.test_syntax_error"): FRAMES,
     # werkzeug: a.aa does `from b import bb` (never used) where b.bb is broken;
     # import_string("a.aa") is expected to raise
     ("werkzeug", "tests.test_utils::test_import_string_provides_traceback"): DEFERRED,

@@ -89,6 +89,23 @@ PROJECTS = {
                      probe="pygments.lexers", tests="tests"),
     "docutils": dict(version="0.23", deps=["pytest", "pygments"], probe="docutils.core",
                      tests="test"),
+    # an async web framework whose suite runs blockbuster, a blocking-call detector that
+    # patches os.stat, os.listdir, open... (issue 30)
+    "starlette": dict(version="1.10.0", deps=["pytest", "anyio", "trio", "blockbuster",
+                                              "httpx<0.29", "httpx2", "itsdangerous",
+                                              "jinja2", "python-multipart", "pyyaml",
+                                              "opentelemetry-api", "opentelemetry-sdk"],
+                      probe="starlette.applications", tests="tests"),
+    # a date/time library
+    "python-dateutil": dict(version="4.0.0", deps=["pytest", "pytest-cov", "freezegun",
+                                                   "hypothesis"],
+                            probe="dateutil.parser", tests="tests"),
+    # a data-structuring library with a hypothesis-heavy suite (issue 30's 1.07x)
+    "cattrs": dict(version="26.2.1", deps=["pytest", "hypothesis", "immutables",
+                                           "pytest-benchmark", "msgpack", "pyyaml", "tomlkit",
+                                           "cbor2", "pymongo", "msgspec", "orjson", "ujson",
+                                           "tomli-w", "typing-extensions"],
+                   probe="cattrs.converters", tests="tests"),
 }
 
 #: the interpreter under test (--python; default: the one running this script)
@@ -239,14 +256,15 @@ def prepare_project(name, spec, workdir, lazify_root, log):
     os.makedirs(sdists, exist_ok=True)
     src = os.path.join(base, f"{name}-{version}")
     if not os.path.isdir(src):
+        stem = f"{name}-{version}".lower()
         archive = [f for f in os.listdir(sdists)
-                   if f.lower().startswith(f"{name}-{version}".lower()) and f.endswith(".tar.gz")]
+                   if f.lower().replace("_", "-").startswith(stem) and f.endswith(".tar.gz")]
         if not archive:
             subprocess.run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps",
                             "-d", sdists, f"{name}=={version}"], check=True,
                            stdout=log, stderr=subprocess.STDOUT)
             archive = [f for f in os.listdir(sdists)
-                       if f.lower().startswith(f"{name}-{version}".lower())
+                       if f.lower().replace("_", "-").startswith(stem)
                        and f.endswith(".tar.gz")]
         with tarfile.open(os.path.join(sdists, archive[0])) as tar:
             top = tar.getnames()[0].split("/")[0]
