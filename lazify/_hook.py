@@ -46,7 +46,21 @@ _PLAIN = None
 _DEBUG = os.environ.get("LAZIFY_DEBUG", "") not in ("", "0")
 
 #: what the hook did in this process; tests read it, LAZIFY_DEBUG prints it
-stats = {"compiled": 0, "cached": 0, "plain": 0, "foreign": 0, "failed": 0}
+#: ("deferred": cache misses served from the plain pyc, see LazifyLoader._deferred)
+stats = {"compiled": 0, "cached": 0, "plain": 0, "foreign": 0, "failed": 0, "deferred": 0}
+
+#: the cache misses served plain in this process, for the rewrite at exit:
+#: (module name, source path, is a package) (:mod:`lazify._deferred`)
+missed = []
+
+#: whether a cache miss is served from the plain pyc and rewritten out of the
+#: start-up path (True), or rewritten at once (False); None: not read yet
+#: (``LAZIFY_DEFER_REWRITE``, :func:`set_defer_rewrite`)
+_DEFER = None
+
+#: accepted spellings of a boolean environment variable
+_BOOLEANS = {"1": True, "true": True, "yes": True, "on": True,
+             "0": False, "false": False, "no": False, "off": False}
 
 
 class _State(_thread._local):
@@ -99,6 +113,20 @@ def plain_modules() -> frozenset:
     return _PLAIN
 
 
+def _kept_plain_modules() -> None:
+    """Take the kept measurement of the rewriter's dependencies, if there is one;
+    else leave it to the first rewrite in this process (:meth:`LazifyLoader._lazy_code`)
+    or to the rewrite at exit, which keeps it for the next starts.  Until then only
+    :data:`MACHINERY` is passed by; the rest of the rewriter's dependencies can only
+    be cache misses (nothing writes their rewrite), served plain."""
+    global _PLAIN, _IMPORTLIB_USED
+    if _PLAIN is None:
+        names = _cache.read_rewriter_deps()
+        if names is not None:
+            _IMPORTLIB_USED = "importlib" in names
+            _PLAIN = MACHINERY | names
+
+
 #: whether the rewriter itself imports importlib: then none of it is rewritten
 _IMPORTLIB_USED = True
 
@@ -109,6 +137,30 @@ def _wanted(fullname: str) -> bool:
         return _mode._settings.enabled and not _mode.excluded(fullname)
     except Exception:  # a broken setting must not break every import
         return False
+
+
+def _deferring() -> bool:
+    """Whether cache misses are served plain and rewritten after the program
+    (``LAZIFY_DEFER_REWRITE``, default on; read once)."""
+    global _DEFER
+    if _DEFER is None:
+        value = os.environ.get("LAZIFY_DEFER_REWRITE", "").strip()
+        _DEFER = _BOOLEANS.get(value.lower(), True)
+        if value and value.lower() not in _BOOLEANS:
+            try:
+                sys.stderr.write(f"lazify: LAZIFY_DEFER_REWRITE={value!r} is not one of 1/0, "
+                                 "true/false, yes/no, on/off; deferring the rewrite (the default)\n")
+            except Exception:
+                pass
+    return _DEFER
+
+
+def set_defer_rewrite(defer: bool) -> None:
+    """Serve a module missing from lazify's cache from its plain pyc and rewrite
+    it after the program (True, the default), or rewrite it at once (False:
+    every first start lazy, and as slow as the rewrite)."""
+    global _DEFER
+    _DEFER = bool(defer)
 
 
 def _strict() -> bool:
@@ -130,6 +182,29 @@ def _transform(data: bytes, path: str, fullname: str, is_package: bool, optimize
 def _opts_in(code) -> bool:
     """Whether module-level code names ``__lazy_modules__`` (PEP 810's opt-in)."""
     return "__lazy_modules__" in code.co_names or "__lazy_modules__" in code.co_consts
+
+
+#: IMPORT_NAME's opcode where PEP 810's ``lazy`` marks its argument (3.15+), else None
+_IMPORT_NAME = None
+
+
+def _has_lazy_statement(code) -> bool:
+    """Whether module-level code holds a PEP 810 ``lazy import`` (3.15+: IMPORT_NAME
+    with the lazy bit, the lowest, of its argument set; ``lazy`` is module-level only)."""
+    global _IMPORT_NAME
+    if not _mode.NATIVE_AVAILABLE:
+        return False
+    if _IMPORT_NAME is None:
+        import opcode
+
+        _IMPORT_NAME = bytes([opcode.opmap["IMPORT_NAME"]])
+    raw = code.co_code
+    at = raw.find(_IMPORT_NAME)
+    while at != -1:
+        if not at % 2 and raw[at + 1] & 1:
+            return True
+        at = raw.find(_IMPORT_NAME, at + 1)
+    return False
 
 
 class LazifyLoader(SourceFileLoader):
@@ -197,9 +272,39 @@ class LazifyLoader(SourceFileLoader):
             # too, and marshal flags an object by its reference count (the bytes of
             # the pyc would depend on the settings)
             del plain
+            return self._lazy_code(fullname, explicit=True)
         return self._lazy_code(fullname)
 
-    def _lazy_code(self, fullname):
+    def _deferred(self, fullname, source_path):
+        """The plain code for a cache miss, as Python itself would load it (its pyc,
+        else compiled and its pyc written), or None when the module must be rewritten
+        now: it asks for lazy imports itself (``__lazy_modules__``, ``lazy import``),
+        or it does not compile as plain Python (``lazy import`` before 3.15: the
+        rewrite raises compile()'s SyntaxError, or knows the syntax).
+
+        The module is noted for :mod:`lazify._deferred`, which rewrites the misses
+        of this process into lazify's cache when it exits, in a detached child.
+        """
+        try:
+            code = SourceFileLoader(fullname, self.path).get_code(fullname)
+        except SyntaxError:
+            return None
+        if code is None or _opts_in(code) or _has_lazy_statement(code):
+            return None
+        stats["deferred"] += 1
+        _debug(f"deferred {fullname}")
+        if not missed:
+            import atexit
+
+            atexit.register(_at_exit, os.getpid())
+        missed.append((fullname, source_path, self._is_pkg(fullname)))
+        try:
+            _record_cached(fullname, self, _frozen_importlib_external.cache_from_source(source_path))
+        except Exception:
+            pass
+        return code
+
+    def _lazy_code(self, fullname, explicit=False):
         source_path = self.get_filename(fullname)
         st = None
         try:
@@ -214,6 +319,17 @@ class LazifyLoader(SourceFileLoader):
                 _debug(f"cached {fullname}")
                 _record_cached(fullname, self, used)
                 return code
+        if not explicit and _deferring():
+            code = self._deferred(fullname, source_path)
+            if code is not None:
+                return code
+        if _PLAIN is None:
+            # the measurement was not kept (deferring leaves it to the rewrite at exit):
+            # take it before the first rewrite in this process
+            plain_modules()
+            if _never(fullname):
+                stats["plain"] += 1
+                return SourceFileLoader(fullname, self.path).get_code(fullname)
         source_bytes = self.get_data(source_path)
         code, rewritten = self._rewrite(source_bytes, source_path, fullname)
         if st is not None and rewritten:
@@ -233,6 +349,22 @@ class LazifyLoader(SourceFileLoader):
                 _state.busy = busy
             _record_cached(fullname, self, used)
         return code
+
+
+def _at_exit(pid):
+    """Hand this process's cache misses to :mod:`lazify._deferred` (not in a
+    forked child that inherited the handler: the parent does it)."""
+    if os.getpid() != pid or not missed:
+        return
+    busy, _state.busy = _state.busy, True
+    try:
+        from . import _deferred
+
+        _deferred.finish(missed)
+    except Exception:
+        pass                             # nothing of this may disturb the exit
+    finally:
+        _state.busy = busy
 
 
 def _record_cached(fullname, loader, used):
@@ -358,7 +490,10 @@ def install(*, enabled=True, excluding=None, mechanism=None):
     mechanism = rt.check_mechanism(mechanism)
     rt.set_lazy_imports(enabled, excluding=excluding)
     rt.set_mechanism(mechanism)
-    plain_modules()
+    if _deferring():
+        _kept_plain_modules()
+    else:
+        plain_modules()
     if not any(f is _finder for f in sys.meta_path):
         sys.meta_path.insert(0, _finder)
 
