@@ -123,11 +123,31 @@ def _commands() -> tuple:
         ("compile", _cmd_compile,
          "write the rewritten bytecode cache ahead of time",
          "Write lazify's bytecode cache for files or trees ahead of time (a Docker build step, "
-         "a read-only venv).",
-         [paths,
+         "a read-only venv), one process per core; --env: everything this environment "
+         "imports, the stdlib included.",
+         [(("paths",), {"nargs": "*", "metavar": "PATH", "help": "files or directories"}),
+          (("--env",), {"action": "store_true",
+                        "help": "compile what this environment imports: the stdlib and "
+                                "site-packages (sys.path without the script's directory "
+                                "and PYTHONPATH)"}),
+          (("-j", "--jobs"), {"type": int, "default": 0, "metavar": "N",
+                              "help": "processes (default 0: one per core)"}),
+          (("-f", "--force"), {"action": "store_true",
+                               "help": "rewrite files whose cache is valid already"}),
           (("--hash",), {"dest": "hash_based", "action": "store_true",
                          "help": "checked-hash pycs (not mtime)"}),
           _MECHANISM_OPTION]),
+        ("cache", _cmd_cache,
+         "lazify's bytecode cache: clean",
+         "clean: remove lazify's cache files, and nothing else: beside the sources of this "
+         "environment (the stdlib included) and in the per-user cache directory, or only "
+         "those of the PATHs given.",
+         [(("action",), {"choices": ("clean",), "metavar": "clean"}),
+          (("paths",), {"nargs": "*", "metavar": "PATH",
+                        "help": "trees to clean (default: this environment's, and the "
+                                "per-user cache directory)"}),
+          (("-n", "--dry-run"), {"action": "store_true",
+                                 "help": "list what would be removed; remove nothing"})]),
     )
 
 
@@ -361,7 +381,21 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     mechanism = _mechanism(args, "compile")
     if mechanism is _BAD:
         return 2
-    return compile_paths(args.paths, hash_based=args.hash_based, mechanism=mechanism)
+    if not args.paths and not args.env:
+        print("lazify compile: error: give PATHs to compile, or --env", file=sys.stderr)
+        return 2
+    if args.jobs < 0:
+        print("lazify compile: error: -j/--jobs must be 0 (one per core) or more", file=sys.stderr)
+        return 2
+    return compile_paths(args.paths, hash_based=args.hash_based, mechanism=mechanism,
+                         jobs=args.jobs, env=args.env, force=args.force)
+
+
+def _cmd_cache(args: argparse.Namespace) -> int:
+    """``lazify cache clean``: remove lazify's cache files and nothing else."""
+    from lazify._cache_clean import clean
+
+    return clean(args.paths, dry_run=args.dry_run)
 
 
 _BAD = object()
