@@ -70,11 +70,21 @@ def _build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, func, summary, description, arguments in _commands():
         p = sub.add_parser(name, help=summary, description=description)
+        if arguments and arguments[0] is _SUBCOMMANDS:   # ``lazify cache clean``
+            actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+            for action, action_help, action_arguments in arguments[1:]:
+                q = actions.add_parser(action, help=action_help, description=action_help)
+                for flags, options in action_arguments:
+                    q.add_argument(*flags, **options)
+            arguments = ()
         for flags, options in arguments:
             p.add_argument(*flags, **options)
         p.set_defaults(func=func)
     return parser
 
+
+#: first in a command's arguments: the rest are its actions, (name, help, arguments)
+_SUBCOMMANDS = object()
 
 #: ``--mechanism`` of check, rewrite, diff, compile and run
 _MECHANISM_OPTION = (("--mechanism",), {
@@ -142,12 +152,12 @@ def _commands() -> tuple:
          "clean: remove lazify's cache files, and nothing else: beside the sources of this "
          "environment (the stdlib included) and in the per-user cache directory, or only "
          "those of the PATHs given.",
-         [(("action",), {"choices": ("clean",), "metavar": "clean"}),
-          (("paths",), {"nargs": "*", "metavar": "PATH",
-                        "help": "trees to clean (default: this environment's, and the "
-                                "per-user cache directory)"}),
-          (("-n", "--dry-run"), {"action": "store_true",
-                                 "help": "list what would be removed; remove nothing"})]),
+         [_SUBCOMMANDS, ("clean", "remove lazify's cache files, and nothing else", [
+             (("paths",), {"nargs": "*", "metavar": "PATH",
+                           "help": "trees to clean (default: this environment's, and the "
+                                   "per-user cache directory)"}),
+             (("-n", "--dry-run"), {"action": "store_true",
+                                    "help": "list what would be removed; remove nothing"})])]),
     )
 
 
