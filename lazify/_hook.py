@@ -195,8 +195,11 @@ def _has_lazy_statement(code) -> bool:
     if not _mode.NATIVE_AVAILABLE:
         return False
     if _IMPORT_NAME is None:
-        import opcode
-
+        busy, _state.busy = _state.busy, True      # opcode and its imports pass through
+        try:
+            import opcode
+        finally:
+            _state.busy = busy
         _IMPORT_NAME = bytes([opcode.opmap["IMPORT_NAME"]])
     raw = code.co_code
     at = raw.find(_IMPORT_NAME)
