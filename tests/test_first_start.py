@@ -16,7 +16,7 @@ import time
 import pytest
 
 from tests._util import child_env, run_python
-from tests.test_hook import lazify_pycs, write_tree
+from tests.test_hook import write_tree
 
 #: the program: imports an application module whose own import of ``heavy`` is lazy
 #: under lazify; prints what plain Python prints, then (on stderr) what lazify did
@@ -40,6 +40,12 @@ HEAVY = "def twice(x):\n    return 2 * x\n"
 
 #: the first start as users get it: the rewrite deferred (tests/_util.py turns that off)
 DEFERRED = {"LAZIFY_DEFER_REWRITE": None}
+
+
+def lazify_pycs(root):
+    """lazify's pycs under root (either mechanism's tag), relative, sorted."""
+    pattern = os.path.join(str(root), "**", "*.opt-*lazify*.pyc")
+    return sorted(os.path.relpath(p, root) for p in glob.glob(pattern, recursive=True))
 
 
 def make_app(root):
