@@ -50,7 +50,11 @@ def finish(missed) -> None:
             verdicts[directory] = ok
         (writable if ok else unwritable).append(entry)
     if writable:
-        spawn(writable)
+        pid = spawn(writable)
+        from . import _hook
+
+        _hook._debug(f"rewriting {len(writable)} cache misses after the program "
+                     f"(child {pid})")
     if unwritable:
         root = _cache.fallback_root()
         where = f"{os.path.dirname(os.path.dirname(unwritable[0][1]))}"

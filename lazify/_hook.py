@@ -289,7 +289,11 @@ class LazifyLoader(SourceFileLoader):
         of this process into lazify's cache when it exits, in a detached child.
         """
         try:
-            code = SourceFileLoader(fullname, self.path).get_code(fullname)
+            if fullname == "__main__":   # lazify run's script: as python compiles it, no pyc
+                code = SourceFileLoader.source_to_code(self, self.get_data(source_path),
+                                                       source_path)
+            else:
+                code = SourceFileLoader(fullname, self.path).get_code(fullname)
         except SyntaxError:
             return None
         if code is None or _opts_in(code) or _has_lazy_statement(code):

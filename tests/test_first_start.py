@@ -285,3 +285,15 @@ def test_concurrent_first_starts_are_correct_and_leave_no_temporary_files(tmp_pa
     assert not leftovers(root, root / ".xdg")
     again = start(root, env={"LAZIFY_DEFER_REWRITE": defer}, check=True)
     assert "heavy loaded: False" in again.stderr and "('deferred'" not in again.stderr, again.stderr
+
+
+def test_lazify_run_first_start_writes_no_plain_pyc_for_the_script(tmp_path):
+    """``python script.py`` writes no pyc for the script; nor does ``lazify run``'s
+    deferred first start (the rewrite after it writes lazify's own, as before)."""
+    root = make_app(tmp_path / "app")
+    env = {**DEFERRED, "XDG_CACHE_HOME": str(root / ".xdg")}
+    proc = run_python(["-m", "lazify", "run", "app.py"], cwd=root, env_extra=env, check=True)
+    assert proc.stdout == "42\n"
+    wait_for_cache(root, ["app", "mod", "heavy"])
+    assert not any(name.startswith("app.") and "lazify" not in name
+                   for name in os.listdir(root / "__pycache__"))
