@@ -99,15 +99,25 @@ def _import_rewriter():
         _state.busy = busy
 
 
-def plain_modules() -> frozenset:
-    """The top-level packages the hook never rewrites (measured once per process)."""
+def plain_modules(in_process: bool = False) -> frozenset:
+    """The top-level packages the hook never rewrites (measured once per process).
+
+    :param in_process: when no measurement is kept, import the rewriter here and
+        take what it loaded (the rewrite about to run needs it loaded anyway), rather
+        than wait for a child interpreter; the rewrite after the program keeps a
+        measurement for the next starts."""
     global _PLAIN, _IMPORTLIB_USED
     if _PLAIN is None:
         names = _cache.read_rewriter_deps()
         if names is None:
             from . import _rewriter_deps
 
-            names = _rewriter_deps.measured(_import_rewriter)
+            if in_process:
+                before = set(sys.modules)
+                _import_rewriter()
+                names = _rewriter_deps.top_level(set(sys.modules) - before) | {"lazify"}
+            else:
+                names = _rewriter_deps.measured(_import_rewriter)
         _IMPORTLIB_USED = "importlib" in names
         _PLAIN = MACHINERY | names
     return _PLAIN
@@ -332,8 +342,8 @@ class LazifyLoader(SourceFileLoader):
                 return code
         if _PLAIN is None:
             # the measurement was not kept (deferring leaves it to the rewrite at exit):
-            # take it before the first rewrite in this process
-            plain_modules()
+            # take it before the first rewrite in this process, without waiting for a child
+            plain_modules(in_process=True)
             if _never(fullname):
                 stats["plain"] += 1
                 return SourceFileLoader(fullname, self.path).get_code(fullname)
