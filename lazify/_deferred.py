@@ -62,6 +62,13 @@ def finish(missed) -> None:
                    + (f" nor {root}" if root else "") + " can be written")
 
 
+def can_cache(source_path: str) -> bool:
+    """Whether lazify's cache file for this source can be written (``__pycache__``
+    or the per-user directory); ``sys.dont_write_bytecode`` is the caller's."""
+    directory = os.path.dirname(_cache.cache_path(source_path) or "")
+    return (directory != "" and _can_create(directory)) or _fallback_usable()
+
+
 def _can_create(directory: str) -> bool:
     """Whether a file can be created in ``directory`` (or the directory itself,
     in the nearest ancestor that exists)."""

@@ -285,7 +285,6 @@ class LazifyLoader(SourceFileLoader):
             # too, and marshal flags an object by its reference count (the bytes of
             # the pyc would depend on the settings)
             del plain
-            return self._lazy_code(fullname, explicit=True)
         return self._lazy_code(fullname)
 
     def _deferred(self, fullname, source_path):
@@ -297,6 +296,11 @@ class LazifyLoader(SourceFileLoader):
 
         The module is noted for :mod:`lazify._deferred`, which rewrites the misses
         of this process into lazify's cache when it exits, in a detached child.
+
+        A module that asks for lazy imports is served plain too where its rewrite
+        could not be cached (it would be rewritten at every start): as the
+        interpreter does before 3.15, which ignores ``__lazy_modules__``; the
+        warning at exit counts it, and ``lazify compile`` makes it lazy.
         """
         try:
             if fullname == "__main__":   # lazify run's script: as python compiles it, no pyc
@@ -306,7 +310,9 @@ class LazifyLoader(SourceFileLoader):
                 code = SourceFileLoader(fullname, self.path).get_code(fullname)
         except SyntaxError:
             return None
-        if code is None or _opts_in(code) or _has_lazy_statement(code):
+        if code is None:
+            return None
+        if (_opts_in(code) or _has_lazy_statement(code)) and _can_cache(source_path):
             return None
         stats["deferred"] += 1
         _debug(f"deferred {fullname}")
@@ -321,7 +327,7 @@ class LazifyLoader(SourceFileLoader):
             pass
         return code
 
-    def _lazy_code(self, fullname, explicit=False):
+    def _lazy_code(self, fullname):
         source_path = self.get_filename(fullname)
         st = None
         try:
@@ -336,7 +342,7 @@ class LazifyLoader(SourceFileLoader):
                 _debug(f"cached {fullname}")
                 _record_cached(fullname, self, used)
                 return code
-        if not explicit and _deferring():
+        if _deferring():
             code = self._deferred(fullname, source_path)
             if code is not None:
                 return code
@@ -366,6 +372,21 @@ class LazifyLoader(SourceFileLoader):
                 _state.busy = busy
             _record_cached(fullname, self, used)
         return code
+
+
+def _can_cache(source_path) -> bool:
+    """Whether the rewrite of this source can be kept in lazify's cache."""
+    if sys.dont_write_bytecode:
+        return False
+    busy, _state.busy = _state.busy, True
+    try:
+        from . import _deferred
+
+        return _deferred.can_cache(source_path)
+    except Exception:
+        return True
+    finally:
+        _state.busy = busy
 
 
 def _at_exit(pid):

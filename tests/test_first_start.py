@@ -135,6 +135,20 @@ def test_explicitly_lazy_module_is_rewritten_on_first_start(tmp_path):
     assert "('compiled', 1)" in proc.stderr, proc.stderr
 
 
+def test_explicitly_lazy_module_is_plain_where_its_rewrite_cannot_be_kept(tmp_path):
+    """Rewritten at every start it would make every start slower than plain: served as
+    the interpreter serves it (before 3.15 ``__lazy_modules__`` is ignored), and counted
+    by the warning."""
+    root = make_app(tmp_path / "app")
+    (root / "mod.py").write_text('__lazy_modules__ = ["heavy"]\n' + MOD)
+    os.utime(root / "mod.py", (time.time() - 3600,) * 2)
+    proc = start(root, env={"PYTHONDONTWRITEBYTECODE": "1"}, check=True)
+    assert proc.stdout == "42\n"
+    assert "heavy loaded: True rewriter loaded: False" in proc.stderr, proc.stderr
+    assert "('compiled'" not in proc.stderr
+    assert "2 modules imported eagerly" in proc.stderr, proc.stderr
+
+
 @pytest.mark.skipif(sys.version_info < (3, 15), reason="PEP 810's lazy import statement: 3.15+")
 def test_lazy_statement_module_is_rewritten_on_first_start(tmp_path):
     root = make_app(tmp_path / "app")
