@@ -200,6 +200,7 @@ def write_cached(
     pyc_path: str | None = None,
     force: bool = False,
     optimize: int | None = None,
+    errors: list | None = None,
 ) -> str | None:
     """Write the cache file for a source; return its path, or None. Never raises.
 
@@ -208,6 +209,8 @@ def write_cached(
     for ``lazify compile``, ignores it, as compileall does).  A timestamp
     file is not written for a source modified in the last second.  On an
     unwritable ``__pycache__`` the per-user directory is used instead.
+    ``errors``, a list, gets the OSError of a write that failed (the
+    ``__pycache__`` one's, when the per-user directory failed too).
     """
     if sys.dont_write_bytecode and not force:
         return None
@@ -241,6 +244,8 @@ def write_cached(
         _write_to(primary, data, mode)
         return primary
     except OSError as exc:
+        if errors is not None:
+            errors.append(exc)
         if not _is_unwritable(exc) or pyc_path is not None:
             return None
     except Exception:

@@ -102,11 +102,21 @@ def _build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, func, summary, description, arguments in _commands():
         p = sub.add_parser(name, help=summary, description=description)
+        if arguments and arguments[0] is _SUBCOMMANDS:   # ``lazify cache clean``
+            actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+            for action, action_help, action_arguments in arguments[1:]:
+                q = actions.add_parser(action, help=action_help, description=action_help)
+                for flags, options in action_arguments:
+                    q.add_argument(*flags, **options)
+            arguments = ()
         for flags, options in arguments:
             p.add_argument(*flags, **options)
         p.set_defaults(func=func)
     return parser
 
+
+#: first in a command's arguments: the rest are its actions, (name, help, arguments)
+_SUBCOMMANDS = object()
 
 #: ``--mechanism`` of check, compile and run: what the hook would do on this Python
 _MECHANISM_OPTION = (("--mechanism",), {
@@ -167,8 +177,17 @@ def _commands() -> tuple:
         ("compile", _cmd_compile,
          "write the rewritten bytecode cache ahead of time",
          "Write lazify's bytecode cache for files or trees ahead of time (a Docker build step, "
-         "a read-only venv).",
-         [paths,
+         "a read-only venv), one process per core; --env: everything this environment "
+         "imports, the stdlib included.",
+         [(("paths",), {"nargs": "*", "metavar": "PATH", "help": "files or directories"}),
+          (("--env",), {"action": "store_true",
+                        "help": "compile what this environment imports: the stdlib and "
+                                "site-packages (sys.path without the script's directory "
+                                "and PYTHONPATH)"}),
+          (("-j", "--jobs"), {"type": int, "default": 0, "metavar": "N",
+                              "help": "processes (default 0: one per core)"}),
+          (("-f", "--force"), {"action": "store_true",
+                               "help": "rewrite files whose cache is valid already"}),
           (("--hash",), {"dest": "hash_based", "action": "store_true",
                          "help": "checked-hash pycs (not mtime)"}),
           _MECHANISM_OPTION]),
@@ -190,6 +209,17 @@ def _commands() -> tuple:
           _MECHANISM_OPTION,
           (("cmd",), {"nargs": argparse.REMAINDER, "metavar": "-- CMD ARGS",
                       "help": "the command, as you would run it"})]),
+        ("cache", _cmd_cache,
+         "lazify's bytecode cache: clean",
+         "clean: remove lazify's cache files, and nothing else: beside the sources of this "
+         "environment (the stdlib included) and in the per-user cache directory, or only "
+         "those of the PATHs given.",
+         [_SUBCOMMANDS, ("clean", "remove lazify's cache files, and nothing else", [
+             (("paths",), {"nargs": "*", "metavar": "PATH",
+                           "help": "trees to clean (default: this environment's, and the "
+                                   "per-user cache directory)"}),
+             (("-n", "--dry-run"), {"action": "store_true",
+                                    "help": "list what would be removed; remove nothing"})])]),
         *_activation_commands(),
     )
 
@@ -568,7 +598,21 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     mechanism = _mechanism(args, "compile")
     if mechanism is _BAD:
         return 2
-    return compile_paths(args.paths, hash_based=args.hash_based, mechanism=mechanism)
+    if not args.paths and not args.env:
+        print("lazify compile: error: give PATHs to compile, or --env", file=sys.stderr)
+        return 2
+    if args.jobs < 0:
+        print("lazify compile: error: -j/--jobs must be 0 (one per core) or more", file=sys.stderr)
+        return 2
+    return compile_paths(args.paths, hash_based=args.hash_based, mechanism=mechanism,
+                         jobs=args.jobs, env=args.env, force=args.force)
+
+
+def _cmd_cache(args: argparse.Namespace) -> int:
+    """``lazify cache clean``: remove lazify's cache files and nothing else."""
+    from lazify._cache_clean import clean
+
+    return clean(args.paths, dry_run=args.dry_run)
 
 
 _BAD = object()

@@ -45,7 +45,21 @@ _PLAIN = None
 _DEBUG = _mode.env_flag("LAZIFY_DEBUG")
 
 #: what the hook did in this process; tests read it, LAZIFY_DEBUG prints it
-stats = {"compiled": 0, "cached": 0, "plain": 0, "foreign": 0, "failed": 0}
+#: ("deferred": cache misses served from the plain pyc, see LazifyLoader._deferred)
+stats = {"compiled": 0, "cached": 0, "plain": 0, "foreign": 0, "failed": 0, "deferred": 0}
+
+#: the cache misses served plain in this process, for the rewrite at exit:
+#: (module name, source path, is a package) (:mod:`lazify._deferred`)
+missed = []
+
+#: whether a cache miss is served from the plain pyc and rewritten out of the
+#: start-up path (True), or rewritten at once (False); None: not read yet
+#: (``LAZIFY_DEFER_REWRITE``, :func:`set_defer_rewrite`)
+_DEFER = None
+
+#: accepted spellings of a boolean environment variable
+_BOOLEANS = {"1": True, "true": True, "yes": True, "on": True,
+             "0": False, "false": False, "no": False, "off": False}
 
 
 class _State(_thread._local):
@@ -84,18 +98,42 @@ def _import_rewriter():
         _state.busy = busy
 
 
-def plain_modules() -> frozenset:
-    """The top-level packages the hook never rewrites (measured once per process)."""
+def plain_modules(in_process: bool = False) -> frozenset:
+    """The top-level packages the hook never rewrites (measured once per process).
+
+    :param in_process: when no measurement is kept, import the rewriter here and
+        take what it loaded (the rewrite about to run needs it loaded anyway), rather
+        than wait for a child interpreter; the rewrite after the program keeps a
+        measurement for the next starts."""
     global _PLAIN, _IMPORTLIB_USED
     if _PLAIN is None:
         names = _cache.read_rewriter_deps()
         if names is None:
             from . import _rewriter_deps
 
-            names = _rewriter_deps.measured(_import_rewriter)
+            if in_process:
+                before = set(sys.modules)
+                _import_rewriter()
+                names = _rewriter_deps.top_level(set(sys.modules) - before) | {"lazify"}
+            else:
+                names = _rewriter_deps.measured(_import_rewriter)
         _IMPORTLIB_USED = "importlib" in names
         _PLAIN = MACHINERY | names
     return _PLAIN
+
+
+def _kept_plain_modules() -> None:
+    """Take the kept measurement of the rewriter's dependencies, if there is one;
+    else leave it to the first rewrite in this process (:meth:`LazifyLoader._lazy_code`)
+    or to the rewrite at exit, which keeps it for the next starts.  Until then only
+    :data:`MACHINERY` is passed by; the rest of the rewriter's dependencies can only
+    be cache misses (nothing writes their rewrite), served plain."""
+    global _PLAIN, _IMPORTLIB_USED
+    if _PLAIN is None:
+        names = _cache.read_rewriter_deps()
+        if names is not None:
+            _IMPORTLIB_USED = "importlib" in names
+            _PLAIN = MACHINERY | names
 
 
 #: whether the rewriter itself imports importlib: then none of it is rewritten
@@ -108,6 +146,30 @@ def _wanted(fullname: str) -> bool:
         return _mode._settings.enabled and not _mode.excluded(fullname)
     except Exception:  # a broken setting must not break every import
         return False
+
+
+def _deferring() -> bool:
+    """Whether cache misses are served plain and rewritten after the program
+    (``LAZIFY_DEFER_REWRITE``, default on; read once)."""
+    global _DEFER
+    if _DEFER is None:
+        value = os.environ.get("LAZIFY_DEFER_REWRITE", "").strip()
+        _DEFER = _BOOLEANS.get(value.lower(), True)
+        if value and value.lower() not in _BOOLEANS:
+            try:
+                sys.stderr.write(f"lazify: LAZIFY_DEFER_REWRITE={value!r} is not one of 1/0, "
+                                 "true/false, yes/no, on/off; deferring the rewrite (the default)\n")
+            except Exception:
+                pass
+    return _DEFER
+
+
+def set_defer_rewrite(defer: bool) -> None:
+    """Serve a module missing from lazify's cache from its plain pyc and rewrite
+    it after the program (True, the default), or rewrite it at once (False:
+    every first start lazy, and as slow as the rewrite)."""
+    global _DEFER
+    _DEFER = bool(defer)
 
 
 def _strict() -> bool:
@@ -174,6 +236,32 @@ def _frames_removed(get_code):
     function.__qualname__ = "LazifyLoader.get_code"
     function.__doc__ = get_code.__doc__
     return function
+
+
+#: IMPORT_NAME's opcode where PEP 810's ``lazy`` marks its argument (3.15+), else None
+_IMPORT_NAME = None
+
+
+def _has_lazy_statement(code) -> bool:
+    """Whether module-level code holds a PEP 810 ``lazy import`` (3.15+: IMPORT_NAME
+    with the lazy bit, the lowest, of its argument set; ``lazy`` is module-level only)."""
+    global _IMPORT_NAME
+    if not _mode.NATIVE_AVAILABLE:
+        return False
+    if _IMPORT_NAME is None:
+        busy, _state.busy = _state.busy, True      # opcode and its imports pass through
+        try:
+            import opcode
+        finally:
+            _state.busy = busy
+        _IMPORT_NAME = bytes([opcode.opmap["IMPORT_NAME"]])
+    raw = code.co_code
+    at = raw.find(_IMPORT_NAME)
+    while at != -1:
+        if not at % 2 and raw[at + 1] & 1:
+            return True
+        at = raw.find(_IMPORT_NAME, at + 1)
+    return False
 
 
 class LazifyLoader(SourceFileLoader):
@@ -254,6 +342,46 @@ class LazifyLoader(SourceFileLoader):
 
     get_code = _frames_removed(_get_code)
 
+    def _deferred(self, fullname, source_path):
+        """The plain code for a cache miss, as Python itself would load it (its pyc,
+        else compiled and its pyc written), or None when the module must be rewritten
+        now: it asks for lazy imports itself (``__lazy_modules__``, ``lazy import``),
+        or it does not compile as plain Python (``lazy import`` before 3.15: the
+        rewrite raises compile()'s SyntaxError, or knows the syntax).
+
+        The module is noted for :mod:`lazify._deferred`, which rewrites the misses
+        of this process into lazify's cache when it exits, in a detached child.
+
+        A module that asks for lazy imports is served plain too where its rewrite
+        could not be cached (it would be rewritten at every start): as the
+        interpreter does before 3.15, which ignores ``__lazy_modules__``; the
+        warning at exit counts it, and ``lazify compile`` makes it lazy.
+        """
+        try:
+            if fullname == "__main__":   # lazify run's script: as python compiles it, no pyc
+                code = SourceFileLoader.source_to_code(self, self.get_data(source_path),
+                                                       source_path)
+            else:
+                code = SourceFileLoader(fullname, self.path).get_code(fullname)
+        except SyntaxError:
+            return None
+        if code is None:
+            return None
+        if (_opts_in(code) or _has_lazy_statement(code)) and _can_cache(source_path):
+            return None
+        stats["deferred"] += 1
+        _debug(f"deferred {fullname}")
+        if not missed:
+            import atexit
+
+            atexit.register(_at_exit, os.getpid())
+        missed.append((fullname, source_path, self._is_pkg(fullname)))
+        try:
+            _record_cached(fullname, self, _frozen_importlib_external.cache_from_source(source_path))
+        except Exception:
+            pass
+        return code
+
     def _lazy_code(self, fullname):
         source_path = self.get_filename(fullname)
         st = None
@@ -277,6 +405,17 @@ class LazifyLoader(SourceFileLoader):
                                            st.st_mtime, st.st_size) is not None:
                     stats["plain"] += 1
                     return SourceFileLoader(fullname, self.path).get_code(fullname)
+        if _deferring():
+            code = self._deferred(fullname, source_path)
+            if code is not None:
+                return code
+        if _PLAIN is None:
+            # the measurement was not kept (deferring leaves it to the rewrite at exit):
+            # take it before the first rewrite in this process, without waiting for a child
+            plain_modules(in_process=True)
+            if _never(fullname):
+                stats["plain"] += 1
+                return SourceFileLoader(fullname, self.path).get_code(fullname)
         source_bytes = self.get_data(source_path)
         code, rewritten = self._rewrite(source_bytes, source_path, fullname, st=st)
         if st is not None and rewritten:
@@ -296,6 +435,37 @@ class LazifyLoader(SourceFileLoader):
                 _state.busy = busy
             _record_cached(fullname, self, used)
         return code
+
+
+def _can_cache(source_path) -> bool:
+    """Whether the rewrite of this source can be kept in lazify's cache."""
+    if sys.dont_write_bytecode:
+        return False
+    busy, _state.busy = _state.busy, True
+    try:
+        from . import _deferred
+
+        return _deferred.can_cache(source_path)
+    except Exception:
+        return True
+    finally:
+        _state.busy = busy
+
+
+def _at_exit(pid):
+    """Hand this process's cache misses to :mod:`lazify._deferred` (not in a
+    forked child that inherited the handler: the parent does it)."""
+    if os.getpid() != pid or not missed:
+        return
+    busy, _state.busy = _state.busy, True
+    try:
+        from . import _deferred
+
+        _deferred.finish(missed)
+    except Exception:
+        pass                             # nothing of this may disturb the exit
+    finally:
+        _state.busy = busy
 
 
 def _record_cached(fullname, loader, used):
@@ -429,7 +599,10 @@ def install(*, enabled=True, excluding=None, mechanism=None):
         from . import _import_record
 
         _import_record.summary_at_exit()
-    plain_modules()
+    if _deferring():
+        _kept_plain_modules()
+    else:
+        plain_modules()
     if not any(f is _finder for f in sys.meta_path):
         sys.meta_path.insert(0, _finder)
 

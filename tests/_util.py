@@ -18,12 +18,14 @@ DROPPED_ENV = ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
 def child_env(env_extra: Mapping[str, str | None] | None = None) -> dict[str, str]:
     """Return the environment for a child interpreter.
 
-    Drops :data:`DROPPED_ENV`, sets ``LAZIFY_STRICT=1`` (and ``LAZIFY_MECHANISM=rewrite``
-    unless set) and puts the project root first on
+    Drops :data:`DROPPED_ENV`, sets ``LAZIFY_STRICT=1``, ``LAZIFY_DEFER_REWRITE=0`` (the
+    scenarios test the rewrite itself: a cache miss is rewritten at once, not served from
+    the plain pyc) (and ``LAZIFY_MECHANISM=rewrite`` unless set) and puts the project root first on
     ``PYTHONPATH``. A value of None in *env_extra* removes that variable.
     """
     env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
     env["LAZIFY_STRICT"] = "1"
+    env["LAZIFY_DEFER_REWRITE"] = "0"
     # the scenarios are written for the rewrite mechanism (the default before 3.15);
     # tests/test_native.py runs the native one, and LAZIFY_MECHANISM=native runs all
     env.setdefault("LAZIFY_MECHANISM", "rewrite")

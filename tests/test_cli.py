@@ -775,7 +775,7 @@ def test_run_does_not_import_check_machinery():
 def test_compile_dispatches_to_the_batch_driver(tmp_path, monkeypatch):
     calls = []
 
-    def compile_paths(paths, *, hash_based=False, mechanism=None):
+    def compile_paths(paths, *, hash_based=False, mechanism=None, **options):
         calls.append((list(paths), hash_based))
         return 1
 

@@ -78,9 +78,118 @@ def test_compile_finds_and_names_files_as_check_does(tmp_path, monkeypatch, caps
         seen.append((os.path.relpath(path, root), name, is_package))
         or real(data, path, name, is_package, optimize)))
     assert compile_paths([str(root)]) == 0
+    capsys.readouterr()                  # compile's summary
     assert main(["check", "--format", "json", str(root)]) == 0
     checked = json.loads(capsys.readouterr().out)["files"]
     assert sorted(seen) == sorted(
         (os.path.relpath(f["path"], root), f["module"], f["path"].endswith("__init__.py"))
         for f in checked)
     assert sorted(name for _, name, _ in seen) == ["", "pkg", "pkg.q", "pkg.q.m", "top"]
+
+
+# ------------------------------------------------- processes, summary, errors, --env
+
+
+def _compile(args, **kw):
+    return run_python(["-m", "lazify", "compile", *args], **kw)
+
+
+def test_compile_summary_counts_and_times(tmp_path):
+    from tests.test_hook import write_tree
+
+    files = {f"m{i}.py": MOD for i in range(60)}        # enough for the process pool
+    root = write_tree(tmp_path / "app", {**files, "bad.py": "def (:\n"})
+    proc = _compile([str(root)])
+    assert proc.returncode == 1, proc.stderr             # a file Python cannot compile
+    summary = proc.stdout.strip().splitlines()[-1]
+    assert summary.startswith("lazify compile: 60 compiled, 0 up to date, 1 skipped "
+                              "(1 not valid Python), 0 failed; "), summary
+    assert summary.endswith((" process", " processes")) and " s, " in summary
+    assert f"{root / 'bad.py'}:1:5: SyntaxError:" in proc.stderr
+    assert len(lazify_pycs(root)) == 60
+    again = _compile([str(root / f"m{i}.py") for i in range(60)])
+    assert again.returncode == 0, again.stderr
+    assert "0 compiled, 60 up to date, 0 skipped, 0 failed" in again.stdout
+    forced = _compile(["-f", "-j", "1", str(root / "m0.py")])
+    assert "1 compiled, 0 up to date" in forced.stdout and "1 process" in forced.stdout
+
+
+def test_compile_write_error_is_one_line_with_the_path_and_the_os_error(tmp_path):
+    from tests.test_hook import write_tree
+
+    root = write_tree(tmp_path / "app", {"good.py": MOD, "pkg/__init__.py": "", "pkg/mod.py": MOD})
+    (root / "pkg" / "__pycache__").write_text("a file where the directory goes\n")
+    # and no per-user directory to fall back to
+    proc = _compile([str(root)], env_extra={"XDG_CACHE_HOME": None, "HOME": "/dev/null"})
+    assert proc.returncode == 1
+    lines = [line for line in proc.stderr.splitlines() if "cannot write" in line]
+    assert len(lines) == 2, proc.stderr
+    for line in lines:
+        assert line.startswith(f"lazify compile: {root / 'pkg'}")
+        assert "[Errno 20] Not a directory" in line and "__pycache__" in line, line
+    assert "Traceback" not in proc.stderr
+    assert "1 compiled, 0 up to date, 0 skipped, 2 failed" in proc.stdout, proc.stdout
+
+
+def test_compile_reports_unreadable_and_missing_files(tmp_path):
+    from tests.test_hook import write_tree
+
+    root = write_tree(tmp_path / "app", {"ok.py": MOD})
+    (root / "dir.py").mkdir()                                    # a directory named *.py
+    proc = _compile([str(root / "ok.py"), str(root / "nothere.py"), str(root / "dir.py")])
+    assert proc.returncode == 1
+    assert f"lazify compile: {root / 'nothere.py'}: no such file or directory" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_compile_progress_on_a_terminal_and_lines_otherwise(tmp_path, monkeypatch, capsys):
+    from lazify import _compile as compile_module
+
+    bar = compile_module._Progress(250)
+    bar.tty = False
+    for _ in range(250):
+        bar.step()
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "lazify compile: 25/250 files" and lines[-1] == "lazify compile: 250/250 files"
+    assert len(lines) == 10
+    bar = compile_module._Progress(3)
+    bar.tty = True
+    for _ in range(3):
+        bar.step()
+    bar.clear()
+    err = capsys.readouterr().err
+    assert "\rlazify compile [" in err and "3/3" in err and err.endswith("\r\033[K")
+
+
+def test_compile_needs_paths_or_env():
+    proc = _compile([])
+    assert proc.returncode == 2 and "give PATHs to compile, or --env" in proc.stderr
+
+
+def test_environment_paths_are_the_stdlib_and_site_packages():
+    import sysconfig
+
+    from lazify._compile import environment_paths
+
+    proc = run_python(["-c", "import json, sys; from lazify._compile import environment_paths; "
+                       "print(json.dumps(environment_paths()))"], cwd="/")
+    roots, skipped = __import__("json").loads(proc.stdout)
+    stdlib = sysconfig.get_paths()["stdlib"]
+    assert stdlib in roots
+    assert sysconfig.get_paths()["purelib"] in roots
+    assert "/" not in roots                                     # the working directory
+    from tests._util import ROOT
+    assert ROOT not in roots                                    # PYTHONPATH's entry
+    assert os.path.join(stdlib, "test") + os.sep in skipped
+    assert environment_paths()                                  # and in this process
+
+
+def test_compile_env_dispatch(monkeypatch):
+    import lazify._compile
+    from lazify._cli import main
+
+    calls = []
+    monkeypatch.setattr(lazify._compile, "compile_paths",
+                        lambda paths, **kw: calls.append((list(paths), kw)) or 0)
+    assert main(["compile", "--env", "-j", "3"]) == 0
+    assert calls[0][0] == [] and calls[0][1]["env"] is True and calls[0][1]["jobs"] == 3

@@ -1,0 +1,154 @@
+"""``lazify cache clean``: remove lazify's cache files, and nothing else.
+
+lazify's files are recognised by name, never by where they are: its pycs carry its tag
+(``mod.cpython-312.opt-lazify....pyc``, ``opt-1lazify...``, ``opt-lazifyn...`` for the
+native mechanism: :func:`lazify._cache.cache_tag`), the measurement of the rewriter's
+dependencies is ``rewriter-deps.*.txt`` in lazify's own ``__pycache__``, and a write cut
+short leaves ``<one of those>.<pid>.<thread>.tmp``.  They are looked for in the
+``__pycache__`` directories under this environment's ``sys.path`` (the stdlib included,
+as ``lazify compile --env`` writes them), in the same places below ``sys.pycache_prefix``,
+and anywhere in the per-user cache directory, whose emptied directories go too; given
+trees, only those trees' (beside them, below the prefix, in the per-user directory).
+Plain pycs and everything else stay.
+"""
+
+import os
+import re
+import sys
+
+from . import _cache
+
+#: a lazify pyc (any version, level or mechanism), or a temporary file of one
+LAZIFY_PYC = re.compile(r"\.opt-\d*lazifyn?[0-9a-z]+\.pyc(\.\d+\.\d+\.tmp)?\Z")
+#: the kept measurement of the rewriter's dependencies, or a temporary file of one
+REWRITER_DEPS = re.compile(r"\Arewriter-deps\..+\.txt(\.\d+\.\d+\.tmp)?\Z")
+#: the marker of the warning about an unwritable cache (:mod:`lazify._deferred`)
+WARNED = re.compile(r"\A(lazify-\w+-)?nocache-warned-[0-9a-f]+\Z")
+
+
+def is_lazify_file(name: str, in_lazify_dir: bool = False) -> bool:
+    """Whether a file name is one of lazify's cache files."""
+    return bool(LAZIFY_PYC.search(name)) or (in_lazify_dir and bool(REWRITER_DEPS.match(name)))
+
+
+def _pycache_files(root):
+    """lazify's files in the ``__pycache__`` directories under ``root``."""
+    if os.path.isfile(root):
+        directory = os.path.join(os.path.dirname(root) or os.curdir, "__pycache__")
+        stem = os.path.splitext(os.path.basename(root))[0] + "."
+        if os.path.isdir(directory):
+            for name in sorted(os.listdir(directory)):
+                if name.startswith(stem) and is_lazify_file(name):
+                    yield os.path.join(directory, name)
+        return
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        if os.path.basename(dirpath) != "__pycache__":
+            continue
+        in_lazify = os.path.basename(os.path.dirname(dirpath)) == "lazify"
+        for name in sorted(filenames):
+            if is_lazify_file(name, in_lazify):
+                yield os.path.join(dirpath, name)
+
+
+def _per_user_files(root):
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames):
+            if is_lazify_file(name, True) or WARNED.match(name):
+                yield os.path.join(dirpath, name)
+
+
+def _temporary_markers():
+    tmp = os.environ.get("TMPDIR") or ("/tmp" if os.name == "posix" else None)
+    if not tmp or not hasattr(os, "getuid"):
+        return
+    lead = f"lazify-{os.getuid()}-nocache-warned-"
+    try:
+        names = sorted(os.listdir(tmp))
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(lead) and WARNED.match(name):
+            yield os.path.join(tmp, name)
+
+
+def _mirrored(root, base):
+    """Where a tree of ``base`` mirroring absolute paths holds ``root``'s files."""
+    return os.path.join(base, os.path.splitdrive(os.path.abspath(root))[1].lstrip(os.sep))
+
+
+def found(paths=()):
+    """lazify's cache files of ``paths`` (beside them, below ``sys.pycache_prefix`` and
+    in the per-user directory), or without paths those of this environment and all of
+    the per-user directory; each once."""
+    from ._compile import environment_paths
+
+    roots = list(map(os.path.abspath, paths)) or environment_paths()[0]
+    user = _cache.fallback_root()
+    if user is not None and not (os.path.isdir(user) and _cache._fallback_trusted(user)):
+        user = None
+    seen = set()
+    for root in roots:
+        places = [root]
+        if sys.pycache_prefix:
+            places.append(_mirrored(root, sys.pycache_prefix))
+        if paths and user is not None:
+            places.append(_mirrored(root, user))
+        for place in places:
+            if not os.path.exists(place):
+                continue
+            files = _per_user_files(place) if user and place.startswith(user + os.sep) \
+                else _pycache_files(place)
+            for path in files:
+                if path not in seen:
+                    seen.add(path)
+                    yield path
+    if paths:
+        return
+    if user is not None:
+        for path in _per_user_files(user):
+            if path not in seen:
+                seen.add(path)
+                yield path
+    yield from _temporary_markers()
+
+
+def clean(paths=(), *, dry_run=False) -> int:
+    """Remove (or with ``dry_run`` list) lazify's cache files; the exit code."""
+    missing = [p for p in paths if not os.path.exists(p)]
+    for path in missing:
+        print(f"lazify cache clean: {path}: no such file or directory", file=sys.stderr)
+    count = size = failed = 0
+    for path in found([p for p in paths if p not in missing]):
+        try:
+            size += os.lstat(path).st_size
+            if dry_run:
+                print(path)
+            else:
+                os.unlink(path)
+            count += 1
+        except FileNotFoundError:
+            continue                     # gone meanwhile (a concurrent clean)
+        except OSError as exc:
+            failed += 1
+            print(f"lazify cache clean: cannot remove {path}: [Errno {exc.errno}] "
+                  f"{exc.strerror}", file=sys.stderr)
+    root = _cache.fallback_root()
+    if not dry_run and root is not None and os.path.isdir(root) and _cache._fallback_trusted(root):
+        _prune(root)
+    verb = "would remove" if dry_run else "removed"
+    print(f"lazify cache clean: {verb} {count} file{'s' if count != 1 else ''} "
+          f"({size / 1e6:.1f} MB)" + (f"; {failed} could not be removed" if failed else ""),
+          file=sys.stderr if dry_run else sys.stdout)
+    return 1 if failed or missing else 0
+
+
+def _prune(root):
+    """Remove the empty directories below the per-user root (lazify made them)."""
+    for dirpath, dirnames, filenames in os.walk(root, topdown=False):
+        if dirpath != root and not os.listdir(dirpath):
+            try:
+                os.rmdir(dirpath)
+            except OSError:
+                pass

@@ -1,0 +1,232 @@
+"""The rewrite of cache misses, out of the start-up path.
+
+A module missing from lazify's cache is served from its plain pyc, as Python itself
+would load it (:meth:`lazify._hook.LazifyLoader._deferred`), and noted.  When the
+process exits, :func:`finish` (imported then, never at start-up) hands the notes to a
+detached child interpreter at the lowest priority, which rewrites those modules into
+lazify's cache (:func:`main`); the next start finds them there.  The program never
+waits for it: the child is spawned, not waited for, in a session of its own, with its
+standard streams on ``/dev/null``.
+
+Where nothing can hold the cache (``PYTHONDONTWRITEBYTECODE``, a read-only tree and no
+per-user cache directory) no child is started and :func:`finish` warns once per
+environment (a marker remembers it) what to do about it.
+"""
+
+import os
+import sys
+
+from . import _cache
+
+#: the code the child runs: ``python -I -S -c CHILD PACKAGE_PARENT ARGS...``
+CHILD = ("import sys; sys.path.insert(0, sys.argv[1]); "
+         "from lazify._deferred import main; main(sys.argv[2:])")
+
+#: at most this many bytes of module arguments on one child's command line (Linux
+#: allows 2 MiB in all); the misses past it are rewritten after a later start
+ARGV_BUDGET = 256 * 1024
+
+
+# ------------------------------------------------------------------- in the program
+
+def finish(missed) -> None:
+    """At exit: start the rewrite of the modules that can be cached, and warn
+    once about those that cannot."""
+    if sys.dont_write_bytecode:
+        _warn_once(len(missed), "PYTHONDONTWRITEBYTECODE (or -B) forbids writing it")
+        return
+    writable, unwritable = [], []
+    verdicts = {}
+    fallback = None
+    for entry in missed:
+        directory = os.path.dirname(_cache.cache_path(entry[1]) or "")
+        ok = verdicts.get(directory)
+        if ok is None:
+            ok = directory != "" and _can_create(directory)
+            if not ok:
+                if fallback is None:
+                    fallback = _fallback_usable()
+                ok = fallback
+            verdicts[directory] = ok
+        (writable if ok else unwritable).append(entry)
+    if writable:
+        pid = spawn(writable)
+        from . import _hook
+
+        _hook._debug(f"rewriting {len(writable)} cache misses after the program "
+                     f"(child {pid})")
+    if unwritable:
+        root = _cache.fallback_root()
+        where = f"{os.path.dirname(os.path.dirname(unwritable[0][1]))}"
+        _warn_once(len(unwritable), f"neither the __pycache__ directories under {where}"
+                   + (f" nor {root}" if root else "") + " can be written")
+
+
+def can_cache(source_path: str) -> bool:
+    """Whether lazify's cache file for this source can be written (``__pycache__``
+    or the per-user directory); ``sys.dont_write_bytecode`` is the caller's."""
+    directory = os.path.dirname(_cache.cache_path(source_path) or "")
+    return (directory != "" and _can_create(directory)) or _fallback_usable()
+
+
+def _can_create(directory: str) -> bool:
+    """Whether a file can be created in ``directory`` (or the directory itself,
+    in the nearest ancestor that exists)."""
+    while directory and not os.path.isdir(directory):
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return False
+        directory = parent
+    return bool(directory) and os.access(directory, os.W_OK | os.X_OK)
+
+
+def _fallback_usable() -> bool:
+    root = _cache.fallback_root()
+    if root is None:
+        return False
+    if os.path.isdir(root):
+        return _cache._fallback_trusted(root) and os.access(root, os.W_OK | os.X_OK)
+    return _can_create(root)
+
+
+def spawn(missed) -> int | None:
+    """Start the child that rewrites ``missed`` into lazify's cache; its pid, or None.
+
+    Never raises and never waits: a first start must not be slower for it.  Not from
+    PID 1 (a container's main process: its exit kills the child mid-write)."""
+    executable = sys.executable
+    if not executable or os.getpid() == 1:
+        return None
+    argv = [executable, "-I", "-S"]
+    if sys.pycache_prefix:
+        argv += ["-X", f"pycache_prefix={sys.pycache_prefix}"]
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    argv += ["-c", CHILD, package_parent, _cache.mechanism(), str(sys.flags.optimize)]
+    budget = ARGV_BUDGET
+    for name, path, is_package in missed:
+        budget -= len(name) + len(path) + 8
+        if budget < 0:
+            break
+        argv += [name, path, "1" if is_package else "0"]
+    try:
+        return _spawn_detached(argv)
+    except Exception:
+        return None
+
+
+def _spawn_detached(argv) -> int:
+    if hasattr(os, "posix_spawn"):
+        null = os.open(os.devnull, os.O_RDWR)
+        try:
+            return os.posix_spawn(argv[0], argv, os.environ, setsid=True, file_actions=[
+                (os.POSIX_SPAWN_DUP2, null, 0), (os.POSIX_SPAWN_DUP2, null, 1),
+                (os.POSIX_SPAWN_DUP2, null, 2)])
+        finally:
+            os.close(null)
+    import subprocess
+
+    flags = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0) | \
+        getattr(subprocess, "IDLE_PRIORITY_CLASS", 0) | getattr(subprocess, "DETACHED_PROCESS", 0)
+    return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, creationflags=flags,
+                            start_new_session=os.name == "posix").pid
+
+
+def marker_path() -> str | None:
+    """The file that remembers the warning was given for this environment (the
+    interpreter's prefix and lazify's cache tag): in the per-user cache directory
+    when it is usable, else in the temporary directory."""
+    key = f"{sys.prefix}|{sys.executable}|{_cache.cache_tag()}".encode("utf-8", "replace")
+    name = f"nocache-warned-{_cache.source_hash(key).hex()}"
+    root = _cache.fallback_root()
+    if root is not None and os.path.isdir(root) and _cache._fallback_trusted(root) \
+            and os.access(root, os.W_OK | os.X_OK):
+        return os.path.join(root, name)
+    tmp = os.environ.get("TMPDIR") or ("/tmp" if os.name == "posix" else None)
+    if not tmp or not os.path.isdir(tmp):
+        return None
+    uid = os.getuid() if hasattr(os, "getuid") else "user"
+    return os.path.join(tmp, f"lazify-{uid}-{name}")
+
+
+def _warn_once(count: int, why: str) -> None:
+    """Say once per environment that modules were imported eagerly because lazify's
+    cache cannot be written, and what to do.  Said only when a marker can be left:
+    a warning on every start would be noise of its own."""
+    path = marker_path()
+    if path is None:
+        return
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except OSError:
+        return                           # warned before (or nowhere to remember it)
+    os.close(fd)
+    try:
+        sys.stderr.write(
+            f"lazify: {count} module{'s' if count != 1 else ''} imported eagerly: lazify's "
+            f"bytecode cache cannot be written ({why}). Run `lazify compile --env` where it "
+            "can be (at image build time), or set XDG_CACHE_HOME to a writable directory. "
+            "(Said once for this environment.)\n")
+        sys.stderr.flush()
+    except Exception:
+        pass
+
+
+# ------------------------------------------------------------------- in the child
+
+def _lower_priority() -> None:
+    try:
+        os.nice(19)
+    except (AttributeError, OSError):
+        pass
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        pass
+
+
+def _stop(signum, frame):
+    raise SystemExit(128 + signum)
+
+
+def main(args) -> int:
+    """The child: rewrite ``NAME PATH IS_PACKAGE`` triples into lazify's cache.
+
+    ``args``: the mechanism, the optimization level, then the triples.  A module
+    whose cache a concurrent start wrote meanwhile is left alone; writes are atomic
+    and a termination signal unwinds them (no temporary file is left behind).
+    """
+    import signal
+
+    for name in ("SIGTERM", "SIGHUP", "SIGINT"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), _stop)
+    _lower_priority()
+    from . import _cache_write, _hook, _mode
+
+    mechanism, optimize, rest = args[0], int(args[1]), args[2:]
+    _mode._settings.mechanism = _mode.check_mechanism(mechanism)
+    _hook.set_defer_rewrite(False)
+    _hook.plain_modules()                # measured once and kept, for the next starts
+    done = 0
+    for at in range(0, len(rest) - 2, 3):
+        name, path, is_package = rest[at], rest[at + 1], rest[at + 2] == "1"
+        if _hook._never(name):
+            continue
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        if _cache.read_cached(path, source_mtime=st.st_mtime, source_size=st.st_size,
+                              optimize=optimize) is not None:
+            continue
+        try:
+            data = _cache._read_file(path)
+            code = _hook._transform(data, path, name, is_package, optimize)
+        except Exception:
+            continue                     # the program imported it plain; so will the next
+        if _cache_write.write_cached(path, code, source_mtime=st.st_mtime,
+                                     source_size=st.st_size, source_mode=st.st_mode,
+                                     source_bytes=data, optimize=optimize) is not None:
+            done += 1
+    return done

@@ -1,0 +1,71 @@
+"""``lazify cache clean``: lazify's cache files go, and nothing else."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from lazify import _cache
+from tests._util import run_python
+from tests.test_hook import MOD, lazify_pycs, write_tree
+
+
+def test_clean_removes_lazify_files_and_leaves_plain_pycs(tmp_path, monkeypatch):
+    root = write_tree(tmp_path / "app", {"mod.py": MOD, "pkg/__init__.py": "", "pkg/sub.py": MOD})
+    xdg = tmp_path / "xdg"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(xdg))
+    env = {"XDG_CACHE_HOME": str(xdg)}
+    # plain pycs, as Python writes them; lazify's, as lazify compile writes them
+    run_python(["-c", "import mod, pkg.sub"], cwd=root, env_extra=env, check=True)
+    run_python(["-m", "lazify", "compile", str(root)], env_extra=env, check=True)
+    plain = sorted(p for p in os.listdir(root / "__pycache__") if "lazify" not in p)
+    assert plain == [f"mod.{sys.implementation.cache_tag}.pyc"]
+    assert len(lazify_pycs(root)) == 3
+    # a temporary file a killed write left, one in the per-user directory, and files
+    # that only look alike
+    pyc = _cache.cache_path(str(root / "mod.py"))
+    open(pyc + ".123.456.tmp", "wb").close()
+    user = _cache.fallback_path(str(root / "mod.py"))
+    os.makedirs(os.path.dirname(user), mode=0o700)
+    os.chmod(xdg / "lazify", 0o700)
+    open(user, "wb").close()
+    keep = [root / "__pycache__" / "notes.txt", root / "lazify.pyc", root / "opt-lazify.py"]
+    for path in keep:
+        path.write_text("mine\n")
+    dry = run_python(["-m", "lazify", "cache", "clean", "--dry-run", str(root)], env_extra=env)
+    assert dry.returncode == 0, dry.stderr
+    listed = sorted(dry.stdout.split())
+    assert listed == sorted([*(str(root / p) for p in lazify_pycs(root)), pyc + ".123.456.tmp", user])
+    assert "would remove 5 files" in dry.stderr
+    assert len(lazify_pycs(root)) == 3 and os.path.exists(user)      # nothing removed
+    done = run_python(["-m", "lazify", "cache", "clean", str(root)], env_extra=env)
+    assert done.returncode == 0, done.stderr
+    assert "removed 5 files" in done.stdout
+    assert lazify_pycs(root) == [] and not os.path.exists(user)
+    assert not os.path.exists(pyc + ".123.456.tmp")
+    assert sorted(p for p in os.listdir(root / "__pycache__") if "lazify" not in p) == \
+        sorted([*plain, "notes.txt"])
+    assert all(path.exists() for path in keep)
+    assert os.path.isdir(xdg / "lazify")                               # the root stays
+    again = run_python(["-m", "lazify", "cache", "clean", str(root)], env_extra=env)
+    assert "removed 0 files" in again.stdout
+
+
+def test_clean_a_missing_path_is_one_line(tmp_path):
+    proc = run_python(["-m", "lazify", "cache", "clean", str(tmp_path / "nope")])
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines()[0] == \
+        f"lazify cache clean: {tmp_path / 'nope'}: no such file or directory"
+
+
+def test_clean_recognises_every_tag():
+    from lazify._cache_clean import is_lazify_file
+
+    for name in ("m.cpython-311.opt-lazify0v1v0f8h0.pyc", "m.cpython-315.opt-lazifyn0v1v0f8habc.pyc",
+                 "m.cpython-312.opt-2lazify0v2v0f9h12345678.pyc",
+                 "m.cpython-312.opt-1lazify0v1v0f8h0.pyc.99.12345.tmp"):
+        assert is_lazify_file(name), name
+    for name in ("m.cpython-311.pyc", "m.cpython-311.opt-1.pyc", "lazify.cpython-311.pyc",
+                 "m.cpython-311.opt-lazify.pyc.txt", "rewriter-deps.x.txt"):
+        assert not is_lazify_file(name), name
+    assert is_lazify_file("rewriter-deps.cpython-311.30b07f0.0v1v0f8h0.txt", in_lazify_dir=True)
