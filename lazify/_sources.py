@@ -111,26 +111,35 @@ def extension_submodules(path) -> frozenset:
 
 
 def submodule_imports(path, package: str):
-    """For a package's ``__init__.py`` at ``path``: a function giving, for the name of one
-    of its submodules, the absolute names of the modules that submodule's source imports
-    anywhere in it (empty when it has no readable, parsable source).  The native
-    mechanism's submodule-order rule needs it (:func:`lazify._plan.plan_module`)."""
+    """For a module at ``path`` in ``package`` ("" for a top-level one; for a package's
+    ``__init__.py``, the package itself): a function giving, for the name of a module
+    beside it (a submodule of the package), the absolute names of the modules that
+    module's source imports anywhere in it (empty when it has no readable, parsable
+    source).  With ``at_import=True``, only the imports that run while it is imported
+    (not those in function bodies), and a source that does not contain the bytes of
+    ``mentioning`` is not parsed (it cannot import the module of that name).  The native
+    mechanism's submodule-order and import-cycle rules need it
+    (:func:`lazify._plan.plan_module`)."""
     directory = os.path.dirname(os.path.abspath(path))
     seen = {}
 
-    def imports_of(sub: str) -> frozenset:
-        if sub in seen:
-            return seen[sub]
+    def imports_of(sub: str, mentioning: str = "", at_import: bool = False) -> frozenset:
+        key = (sub, at_import)
+        if key in seen:
+            return seen[key]
         names = set()
         for candidate in (os.path.join(directory, sub + ".py"),
                           os.path.join(directory, sub, "__init__.py")):
             try:
                 with open(candidate, "rb") as f:
-                    tree = parse(f.read(), candidate)
+                    data = f.read()
+                if at_import and mentioning and mentioning.encode() not in data:
+                    break
+                tree = parse(data, candidate)
             except (OSError, SyntaxError, ValueError):
                 continue
             own = f"{package}.{sub}" if candidate.endswith("__init__.py") else package
-            for node in ast.walk(tree):
+            for node in _import_time_nodes(tree) if at_import else ast.walk(tree):
                 if isinstance(node, ast.Import):
                     names.update(alias.name for alias in node.names)
                 elif isinstance(node, ast.ImportFrom):
@@ -144,10 +153,33 @@ def submodule_imports(path, package: str):
                     names.add(base)
                     names.update(f"{base}.{alias.name}" for alias in node.names)
             break
-        seen[sub] = result = frozenset(names)
+        seen[key] = result = frozenset(names)
         return result
 
     return imports_of
+
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def _import_time_nodes(tree):
+    """The nodes of ``tree`` that may run while it is imported: outside function bodies
+    (a class body runs) and ``if TYPE_CHECKING:`` blocks (their ``else`` runs)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.If) and _type_checking(node.test):
+            stack.extend(node.orelse)
+            continue
+        stack.extend(child for child in ast.iter_child_nodes(node)
+                     if not isinstance(child, _FUNCTIONS))
+
+
+def _type_checking(test) -> bool:
+    """``TYPE_CHECKING`` or ``typing.TYPE_CHECKING`` (any ``X.TYPE_CHECKING``)."""
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
 def parse(data, path: str, optimize: int = -1) -> ast.Module:

@@ -229,7 +229,7 @@ def test_check_json_shape(tmp_path, capsys):
     assert code == 0
     assert set(report) == {"files", "summary"}
     (entry,) = report["files"]
-    assert set(entry) == {"path", "module", "error", "imports"}
+    assert set(entry) == {"path", "module", "error", "imports", "takes_rewrite"}
     assert entry["path"] == path
     assert entry["module"] == "mod"
     assert entry["error"] is None
