@@ -444,7 +444,7 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
             imports = _submodule_order(imports, facts.package, submodules)
             lazy_names = frozenset(n.name for site in imports for n in site.names
                                    if n.lazy and not n.explicit)
-        why = "" if facts.excluded else _native_takes_rewrite(facts, imports, submodules)
+        why = "" if facts.excluded else _native_takes_rewrite(facts, imports, submodules, tree)
         if why:
             plan = plan_module(tree, module=module, is_package=is_package, excluding=excluding,
                                source=source, extensions=extensions, mechanism="rewrite",
@@ -546,7 +546,7 @@ def _imports(names, modules) -> bool:
     return any(m == s or m.startswith(s + ".") for s in modules for m in names)
 
 
-def _native_takes_rewrite(facts: ModuleFacts, imports, siblings) -> str:
+def _native_takes_rewrite(facts: ModuleFacts, imports, siblings, tree) -> str:
     """Native mechanism: why this module must have the rewrite instead ("" if it need
     not), where PEP 810's proxies would behave otherwise than the rewrite's runtime.
 
@@ -562,7 +562,8 @@ def _native_takes_rewrite(facts: ModuleFacts, imports, siblings) -> str:
       ``_logger`` and ``_global``).
 
     ``siblings`` (:func:`lazify._sources.submodule_imports`) gives the modules a
-    module of this one's directory imports; None: no cycle is looked for.
+    module of this one's directory imports; None: no cycle is looked for.  Imports
+    under ``if TYPE_CHECKING:`` never run, on either side.
     """
     if facts.dynamic is None and any(n.reason is Reason.DYNAMIC_NAMESPACE
                                      for site in imports for n in site.names):
@@ -580,9 +581,16 @@ def _native_takes_rewrite(facts: ModuleFacts, imports, siblings) -> str:
         return None
 
     subs = {}
+    typing_only = _type_checking_spans(tree)
     for site in imports:
+        if site.span in typing_only:
+            continue
         for name in site.names:
-            if name.lazy and not name.explicit:
+            # ``import pkg.sub`` binds ``pkg``: reading it reifies the package, a parent
+            # already imported, not the sibling (PEP 810 imports ``pkg.sub`` when it is
+            # read from the package)
+            if name.lazy and not name.explicit and (
+                    site.kind == "from" or name.asname is not None or "." not in name.imported):
                 sub = sibling(name)
                 if sub and sub.isidentifier():
                     subs[sub] = None
@@ -590,8 +598,8 @@ def _native_takes_rewrite(facts: ModuleFacts, imports, siblings) -> str:
         own = list(subs)
         for i, first in enumerate(own):
             for second in own[i + 1:]:
-                if _imports(siblings(first), {prefix + second}) \
-                        and _imports(siblings(second), {prefix + first}):
+                if _imports(siblings(first, running=True), {prefix + second}) \
+                        and _imports(siblings(second, running=True), {prefix + first}):
                     return "import-cycle"
         return ""
     me = facts.module
@@ -600,6 +608,25 @@ def _native_takes_rewrite(facts: ModuleFacts, imports, siblings) -> str:
         if prefix + sub != me and _imports(siblings(sub, stem, at_import=True), {me}):
             return "import-cycle"
     return ""
+
+
+def _type_checking_spans(tree) -> frozenset:
+    """Spans of the import statements under a module-level ``if TYPE_CHECKING:``."""
+    from ._sources import _type_checking
+
+    spans = set()
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.If) and _type_checking(node.test):
+            for stmt in node.body:
+                spans.update(_span(n) for n in ast.walk(stmt)
+                             if isinstance(n, (ast.Import, ast.ImportFrom)))
+            stack.extend(node.orelse)
+        elif isinstance(node, (ast.If, ast.Try, ast.For, ast.While, ast.With)):
+            stack.extend(child for child in ast.iter_child_nodes(node)
+                         if isinstance(child, ast.stmt))
+    return frozenset(spans)
 
 
 def _submodule_order(imports, package, submodules) -> tuple:

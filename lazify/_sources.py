@@ -115,16 +115,18 @@ def submodule_imports(path, package: str):
     ``__init__.py``, the package itself): a function giving, for the name of a module
     beside it (a submodule of the package), the absolute names of the modules that
     module's source imports anywhere in it (empty when it has no readable, parsable
-    source).  With ``at_import=True``, only the imports that run while it is imported
-    (not those in function bodies), and a source that does not contain the bytes of
-    ``mentioning`` is not parsed (it cannot import the module of that name).  The native
+    source).  ``running=True`` leaves out the imports under ``if TYPE_CHECKING:``, which
+    never run; ``at_import=True`` those in function bodies as well, keeping the ones that
+    run while the module is imported, and then a source that does not contain the bytes
+    of ``mentioning`` is not parsed (it cannot import the module of that name).  The native
     mechanism's submodule-order and import-cycle rules need it
     (:func:`lazify._plan.plan_module`)."""
     directory = os.path.dirname(os.path.abspath(path))
     seen = {}
 
-    def imports_of(sub: str, mentioning: str = "", at_import: bool = False) -> frozenset:
-        key = (sub, at_import)
+    def imports_of(sub: str, mentioning: str = "", at_import: bool = False,
+                   running: bool = False) -> frozenset:
+        key = (sub, at_import, running)
         if key in seen:
             return seen[key]
         names = set()
@@ -139,7 +141,9 @@ def submodule_imports(path, package: str):
             except (OSError, SyntaxError, ValueError):
                 continue
             own = f"{package}.{sub}" if candidate.endswith("__init__.py") else package
-            for node in _import_time_nodes(tree) if at_import else ast.walk(tree):
+            walk = ast.walk(tree) if not (at_import or running) \
+                else _running_nodes(tree, functions=not at_import)
+            for node in walk:
                 if isinstance(node, ast.Import):
                     names.update(alias.name for alias in node.names)
                 elif isinstance(node, ast.ImportFrom):
@@ -162,9 +166,9 @@ def submodule_imports(path, package: str):
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
-def _import_time_nodes(tree):
-    """The nodes of ``tree`` that may run while it is imported: outside function bodies
-    (a class body runs) and ``if TYPE_CHECKING:`` blocks (their ``else`` runs)."""
+def _running_nodes(tree, functions: bool):
+    """The nodes of ``tree`` outside ``if TYPE_CHECKING:`` blocks (their ``else`` runs),
+    and outside function bodies unless ``functions`` (a class body runs at import)."""
     stack = [tree]
     while stack:
         node = stack.pop()
@@ -173,7 +177,7 @@ def _import_time_nodes(tree):
             stack.extend(node.orelse)
             continue
         stack.extend(child for child in ast.iter_child_nodes(node)
-                     if not isinstance(child, _FUNCTIONS))
+                     if functions or not isinstance(child, _FUNCTIONS))
 
 
 def _type_checking(test) -> bool:

@@ -396,7 +396,7 @@ def test_a_package_keeps_the_order_of_submodules_the_one_read_at_import_imports(
     # _impl and _base import each other: what eagerly ran first must run first
     imports_of = {"_impl": frozenset({"pkg._base"}), "_base": frozenset({"pkg._impl.Impl"})}.get
     plan = plan_module(tree, module="pkg", is_package=True, mechanism="native",
-                       submodules=lambda sub: imports_of(sub, frozenset()))
+                       submodules=lambda sub, *_, **__: imports_of(sub, frozenset()))
     verdict = {n.name: n for s in plan.imports for n in s.names}
     assert [verdict[name].reason for name in ("Base", "_odd", "Impl")] == \
         [Reason.SUBMODULE_ORDER] * 3
@@ -404,7 +404,7 @@ def test_a_package_keeps_the_order_of_submodules_the_one_read_at_import_imports(
     # no cycle (_impl imports _base, not the other way): nothing to keep in order
     imports_of = {"_impl": frozenset({"pkg._base"})}.get
     plan = plan_module(tree, module="pkg", is_package=True, mechanism="native",
-                       submodules=lambda sub: imports_of(sub, frozenset()))
+                       submodules=lambda sub, *_, **__: imports_of(sub, frozenset()))
     assert all(n.lazy for s in plan.imports for n in s.names if n.name != "_odd")
     # the rewrite repairs the order at run time instead
     verdict = {n.name: n for s in _plan(data, module="pkg", is_package=True,
