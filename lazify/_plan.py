@@ -598,8 +598,8 @@ def _native_takes_rewrite(facts: ModuleFacts, imports, siblings, tree) -> str:
         own = list(subs)
         for i, first in enumerate(own):
             for second in own[i + 1:]:
-                if _imports(siblings(first, running=True), {prefix + second}) \
-                        and _imports(siblings(second, running=True), {prefix + first}):
+                if _imports(siblings(first, second, running=True), {prefix + second}) \
+                        and _imports(siblings(second, first, running=True), {prefix + first}):
                     return "import-cycle"
         return ""
     me = facts.module

@@ -117,46 +117,60 @@ def submodule_imports(path, package: str):
     module's source imports anywhere in it (empty when it has no readable, parsable
     source).  ``running=True`` leaves out the imports under ``if TYPE_CHECKING:``, which
     never run; ``at_import=True`` those in function bodies as well, keeping the ones that
-    run while the module is imported, and then a source that does not contain the bytes
-    of ``mentioning`` is not parsed (it cannot import the module of that name).  The native
+    run while the module is imported.  With ``mentioning``, a source in which no line may
+    import the module of that name is not parsed, and gives nothing
+    (:func:`_may_import`).  Each source is read and parsed at most once.  The native
     mechanism's submodule-order and import-cycle rules need it
     (:func:`lazify._plan.plan_module`)."""
     directory = os.path.dirname(os.path.abspath(path))
+    sources = {}
     seen = {}
+
+    def source(sub: str):
+        if sub not in sources:
+            sources[sub] = None
+            for candidate in (os.path.join(directory, sub + ".py"),
+                              os.path.join(directory, sub, "__init__.py")):
+                try:
+                    with open(candidate, "rb") as f:
+                        sources[sub] = candidate, f.read()
+                    break
+                except OSError:
+                    continue
+        return sources[sub]
 
     def imports_of(sub: str, mentioning: str = "", at_import: bool = False,
                    running: bool = False) -> frozenset:
+        found = source(sub)
+        if found is None:
+            return frozenset()
+        candidate, data = found
+        if mentioning and not _may_import(data, mentioning.encode()):
+            return frozenset()
         key = (sub, at_import, running)
         if key in seen:
             return seen[key]
         names = set()
-        for candidate in (os.path.join(directory, sub + ".py"),
-                          os.path.join(directory, sub, "__init__.py")):
-            try:
-                with open(candidate, "rb") as f:
-                    data = f.read()
-                if at_import and mentioning and mentioning.encode() not in data:
-                    break
-                tree = parse(data, candidate)
-            except (OSError, SyntaxError, ValueError):
-                continue
-            own = f"{package}.{sub}" if candidate.endswith("__init__.py") else package
-            walk = ast.walk(tree) if not (at_import or running) \
-                else _running_nodes(tree, functions=not at_import)
-            for node in walk:
-                if isinstance(node, ast.Import):
-                    names.update(alias.name for alias in node.names)
-                elif isinstance(node, ast.ImportFrom):
-                    base = node.module or ""
-                    if node.level:
-                        parts = own.split(".")
-                        if node.level - 1 >= len(parts):
-                            continue
-                        prefix = ".".join(parts[:len(parts) - node.level + 1])
-                        base = f"{prefix}.{base}" if base else prefix
-                    names.add(base)
-                    names.update(f"{base}.{alias.name}" for alias in node.names)
-            break
+        try:
+            tree = parse(data, candidate)
+        except (SyntaxError, ValueError):
+            tree = None
+        own = f"{package}.{sub}" if candidate.endswith("__init__.py") else package
+        walk = () if tree is None else ast.walk(tree) if not (at_import or running) \
+            else _running_nodes(tree, functions=not at_import)
+        for node in walk:
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = own.split(".")
+                    if node.level - 1 >= len(parts):
+                        continue
+                    prefix = ".".join(parts[:len(parts) - node.level + 1])
+                    base = f"{prefix}.{base}" if base else prefix
+                names.add(base)
+                names.update(f"{base}.{alias.name}" for alias in node.names)
         seen[key] = result = frozenset(names)
         return result
 
@@ -164,6 +178,35 @@ def submodule_imports(path, package: str):
 
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+def _may_import(data: bytes, name: bytes) -> bool:
+    """Whether an import statement of ``data`` may import the module ``name`` (its last
+    component): the word ``name`` in the text of a statement holding ``import``, from its
+    line's start (``from pkg.name import x``) to its end, a parenthesised list and
+    backslash continuations included.  A cheap test before parsing: the work is per
+    ``import`` in the source, not per occurrence of a short name such as ``re``."""
+    size = len(data)
+    pos = data.find(b"import")
+    while pos != -1:
+        start = data.rfind(b"\n", 0, pos) + 1
+        end = data.find(b"\n", pos)
+        end = size if end == -1 else end
+        paren = data.find(b"(", pos, end)
+        if paren != -1:
+            close = data.find(b")", paren)
+            end = size if close == -1 else close
+        while end < size and data[start:end].rstrip(b"\r").endswith(b"\\"):
+            more = data.find(b"\n", end + 1)
+            end = size if more == -1 else more
+        hit = data.find(name, start, end)
+        while hit != -1:
+            after = hit + len(name)
+            if (hit == 0 or data[hit - 1] not in _WORD) and (
+                    after == size or data[after] not in _WORD):
+                return True
+            hit = data.find(name, after, end)
+        pos = data.find(b"import", max(end, pos + 6))
+    return False
 
 
 def _running_nodes(tree, functions: bool):

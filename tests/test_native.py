@@ -650,3 +650,19 @@ def test_check_names_the_modules_that_take_the_rewrite(tmp_path):
                          "a.py", "c.py"], cwd=tmp_path).stdout
     import json
     assert [f["takes_rewrite"] for f in json.loads(report)["files"]] == ["import-cycle", ""]
+
+
+@pytest.mark.parametrize("data, name, expected", [
+    (b"import a\n", b"a", True),
+    (b"x = a.b\nimport os\n", b"a", False),
+    (b"from . import (x,\n    y, a)\n", b"a", True),
+    (b"try: import a\nexcept ImportError: pass\n", b"a", True),
+    (b"from pkg.a import f\n", b"a", True),
+    (b"from . import x, \\\n  a\n", b"a", True),
+    (b"import ab\n", b"a", False),
+    (b"print(string.x)\nimport os\n", b"string", False),
+])
+def test_a_sibling_is_parsed_only_when_an_import_statement_may_name_the_module(
+        data, name, expected):
+    from lazify._sources import _may_import
+    assert _may_import(data, name) is expected
