@@ -393,6 +393,7 @@ def _check_file(path: str, excluding, strict: bool, mechanism: str = "rewrite",
         result["error"] = f"lazify internal error: {type(e).__name__}: {e} (please report it)"
         return result
     result["sites"] = sites
+    result["takes_rewrite"] = plan.takes_rewrite
     return result
 
 
@@ -423,7 +424,8 @@ def _json_report(results: list[dict]) -> dict:
             }
             for site, n in _rows(r)
         ]
-        files.append({"path": r["path"], "module": r["module"], "error": r["error"], "imports": imports})
+        files.append({"path": r["path"], "module": r["module"], "error": r["error"], "imports": imports,
+                      "takes_rewrite": r.get("takes_rewrite", "")})
     return {"schema_version": JSON_SCHEMA_VERSION, "files": files, "summary": _summary(results)}
 
 
@@ -518,6 +520,9 @@ def _print_text_report(results: list[dict], out) -> None:
         for where, statement, verdict, why in rows:
             line = f"{where:<{w0}}  {statement:<{w1}}  {verdict:<{w2}}  {why}"
             out.write(line.rstrip() + "\n")
+        if r.get("takes_rewrite"):
+            # asked for natively: the verdicts above are the rewrite's (how-it-works)
+            out.write(f"{r['path']}: the rewrite, not native lazy imports ({r['takes_rewrite']})\n")
         out.write("\n")
     s = _summary(results)
     out.write(f"{s['files']} file{'s' if s['files'] != 1 else ''}, ")

@@ -285,6 +285,10 @@ class Plan:
     #: lazy (``plan_module(future_flags=True)``): the emitter takes those statements
     #: out of the tree's head, so whoever compiles it passes these to ``compile()``
     future_flags: int = 0
+    #: asked for the native mechanism, a module the interpreter's lazy imports would
+    #: treat otherwise than the rewrite gets the rewrite: why ("import-cycle",
+    #: "namespace-read"; :func:`_native_takes_rewrite`), "" when it did not
+    takes_rewrite: str = ""
 
     def edits(self) -> tuple:
         """Every item an emitter must apply: what :func:`check_applied` checks."""
@@ -452,6 +456,12 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
             imports = _submodule_order(imports, facts.package, submodules)
             lazy_names = frozenset(n.name for site in imports for n in site.names
                                    if n.lazy and not n.explicit)
+        why = "" if facts.excluded else _native_takes_rewrite(facts, imports, submodules, tree)
+        if why:
+            plan = plan_module(tree, module=module, is_package=is_package, excluding=excluding,
+                               source=source, extensions=extensions, mechanism="rewrite",
+                               future_flags=future_flags, nodes=nodes)
+            return _replaced(plan, takes_rewrite=why)
         return Plan(module=module, is_package=is_package, imports=imports, references=(),
                     chain_after=(), header_index=header_index,
                     header_after_line=header_after_line, mechanism=mechanism,
@@ -546,6 +556,89 @@ def _replaced(item, **changes):
 def _imports(names, modules) -> bool:
     """Whether any of ``names`` is one of ``modules`` or below one."""
     return any(m == s or m.startswith(s + ".") for s in modules for m in names)
+
+
+def _native_takes_rewrite(facts: ModuleFacts, imports, siblings, tree) -> str:
+    """Native mechanism: why this module must have the rewrite instead ("" if it need
+    not), where PEP 810's proxies would behave otherwise than the rewrite's runtime.
+
+    - "namespace-read": a function reads the module's namespace by a computed key
+      (``globals()[name]``); natively those names would have to stay eager, where the
+      rewrite keeps them lazy until the read.
+    - "import-cycle": a lazy import of a sibling module that imports this one back while
+      it is imported, outside its functions (the interpreter raises ``ImportCycleError`` for a name read again while its
+      own import runs; the rewrite hands over the partially initialised module, as
+      PEP 690 does), or, in a package ``__init__``, lazy imports of two of its own
+      submodules that import each other (the rewrite runs the package's imports in
+      their written order when one of them fails half-way: twisted.logger's
+      ``_logger`` and ``_global``).
+
+    ``siblings`` (:func:`lazify._sources.submodule_imports`) gives the modules a
+    module of this one's directory imports; None: no cycle is looked for.  Imports
+    under ``if TYPE_CHECKING:`` never run, on either side.
+    """
+    if facts.dynamic is None and any(n.reason is Reason.DYNAMIC_NAMESPACE
+                                     for site in imports for n in site.names):
+        return "namespace-read"
+    if siblings is None or not facts.module:
+        return ""
+    package = facts.package
+    prefix = package + "." if package else ""
+
+    def sibling(name):
+        if package and name.module == package:
+            return name.imported.partition(".")[0]       # from . import sub
+        if name.module.startswith(prefix) and not name.module.startswith("."):
+            return name.module[len(prefix):].partition(".")[0]
+        return None
+
+    subs = {}
+    typing_only = _type_checking_spans(tree)
+    for site in imports:
+        if site.span in typing_only:
+            continue
+        for name in site.names:
+            # ``import pkg.sub`` binds ``pkg``: reading it reifies the package, a parent
+            # already imported, not the sibling (PEP 810 imports ``pkg.sub`` when it is
+            # read from the package)
+            if name.lazy and not name.explicit and (
+                    site.kind == "from" or name.asname is not None or "." not in name.imported):
+                sub = sibling(name)
+                if sub and sub.isidentifier():
+                    subs[sub] = None
+    if facts.is_package:
+        own = list(subs)
+        for i, first in enumerate(own):
+            for second in own[i + 1:]:
+                if _imports(siblings(first, second, running=True), {prefix + second}) \
+                        and _imports(siblings(second, first, running=True), {prefix + first}):
+                    return "import-cycle"
+        return ""
+    me = facts.module
+    stem = me.rpartition(".")[2]
+    for sub in subs:
+        if prefix + sub != me and _imports(siblings(sub, stem, at_import=True), {me}):
+            return "import-cycle"
+    return ""
+
+
+def _type_checking_spans(tree) -> frozenset:
+    """Spans of the import statements under a module-level ``if TYPE_CHECKING:``."""
+    from ._sources import _type_checking
+
+    spans = set()
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.If) and _type_checking(node.test):
+            for stmt in node.body:
+                spans.update(_span(n) for n in ast.walk(stmt)
+                             if isinstance(n, (ast.Import, ast.ImportFrom)))
+            stack.extend(node.orelse)
+        elif isinstance(node, (ast.If, ast.Try, ast.For, ast.While, ast.With)):
+            stack.extend(child for child in ast.iter_child_nodes(node)
+                         if isinstance(child, ast.stmt))
+    return frozenset(spans)
 
 
 def _submodule_order(imports, package, submodules) -> tuple:

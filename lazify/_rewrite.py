@@ -30,7 +30,9 @@ def plan_source(tree, source, path: str, *, module: str = "", is_package: bool =
                        source=source,
                        extensions=extension_submodules(path) if is_package else frozenset(),
                        mechanism=mechanism,
-                       submodules=submodule_imports(path, module) if is_package else None,
+                       submodules=submodule_imports(
+                           path, module if is_package else module.rpartition(".")[0])
+                       if mechanism == "native" else None,
                        future_flags=future_flags, nodes=nodes, portable=portable)
 
 
@@ -52,7 +54,9 @@ def rewrite_code(source, path: str, *, module: str = "", is_package: bool = Fals
         plan = plan_source(tree, source, path, module=module, is_package=is_package,
                            mechanism=mechanism, future_flags=True, nodes=nodes)
         if plan.rewrite:
-            tree = emit_native(tree, plan) if mechanism == "native" else emit(tree, plan, nodes)
+            # a module asked for natively may take the rewrite (``Plan.takes_rewrite``)
+            tree = emit_native(tree, plan) if plan.mechanism == "native" \
+                else emit(tree, plan, nodes)
         # lazy ``from __future__`` imports are out of the tree: their features are flags
         return compile(tree, path, "exec", plan.future_flags if plan.rewrite else 0,
                        dont_inherit=True, optimize=optimize)

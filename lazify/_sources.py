@@ -125,43 +125,122 @@ def extension_submodules(path) -> frozenset:
 
 
 def submodule_imports(path, package: str):
-    """For a package's ``__init__.py`` at ``path``: a function giving, for the name of one
-    of its submodules, the absolute names of the modules that submodule's source imports
-    anywhere in it (empty when it has no readable, parsable source).  The native
-    mechanism's submodule-order rule needs it (:func:`lazify._plan.plan_module`)."""
+    """For a module at ``path`` in ``package`` ("" for a top-level one; for a package's
+    ``__init__.py``, the package itself): a function giving, for the name of a module
+    beside it (a submodule of the package), the absolute names of the modules that
+    module's source imports anywhere in it (empty when it has no readable, parsable
+    source).  ``running=True`` leaves out the imports under ``if TYPE_CHECKING:``, which
+    never run; ``at_import=True`` those in function bodies as well, keeping the ones that
+    run while the module is imported.  With ``mentioning``, a source in which no line may
+    import the module of that name is not parsed, and gives nothing
+    (:func:`_may_import`).  Each source is read and parsed at most once.  The native
+    mechanism's submodule-order and import-cycle rules need it
+    (:func:`lazify._plan.plan_module`)."""
     directory = _os.dirname(_os.abspath(path))
+    sources = {}
     seen = {}
 
-    def imports_of(sub: str) -> frozenset:
-        if sub in seen:
-            return seen[sub]
+    def source(sub: str):
+        if sub not in sources:
+            sources[sub] = None
+            for candidate in (_os.join(directory, sub + ".py"),
+                              _os.join(directory, sub, "__init__.py")):
+                try:
+                    with _io.open_code(candidate) as f:
+                        sources[sub] = candidate, f.read()
+                    break
+                except OSError:
+                    continue
+        return sources[sub]
+
+    def imports_of(sub: str, mentioning: str = "", at_import: bool = False,
+                   running: bool = False) -> frozenset:
+        found = source(sub)
+        if found is None:
+            return frozenset()
+        candidate, data = found
+        if mentioning and not _may_import(data, mentioning.encode()):
+            return frozenset()
+        key = (sub, at_import, running)
+        if key in seen:
+            return seen[key]
         names = set()
-        for candidate in (_os.join(directory, sub + ".py"),
-                          _os.join(directory, sub, "__init__.py")):
-            try:
-                with _io.open_code(candidate) as f:
-                    tree = parse(f.read(), candidate)
-            except (OSError, SyntaxError, ValueError):
-                continue
-            own = f"{package}.{sub}" if candidate.endswith("__init__.py") else package
-            for node in ast.walk(tree):
-                if isinstance(node, ast.Import):
-                    names.update(alias.name for alias in node.names)
-                elif isinstance(node, ast.ImportFrom):
-                    base = node.module or ""
-                    if node.level:
-                        parts = own.split(".")
-                        if node.level - 1 >= len(parts):
-                            continue
-                        prefix = ".".join(parts[:len(parts) - node.level + 1])
-                        base = f"{prefix}.{base}" if base else prefix
-                    names.add(base)
-                    names.update(f"{base}.{alias.name}" for alias in node.names)
-            break
-        seen[sub] = result = frozenset(names)
+        try:
+            tree = parse(data, candidate)
+        except (SyntaxError, ValueError):
+            tree = None
+        own = f"{package}.{sub}" if candidate.endswith("__init__.py") else package
+        walk = () if tree is None else ast.walk(tree) if not (at_import or running) \
+            else _running_nodes(tree, functions=not at_import)
+        for node in walk:
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = own.split(".")
+                    if node.level - 1 >= len(parts):
+                        continue
+                    prefix = ".".join(parts[:len(parts) - node.level + 1])
+                    base = f"{prefix}.{base}" if base else prefix
+                names.add(base)
+                names.update(f"{base}.{alias.name}" for alias in node.names)
+        seen[key] = result = frozenset(names)
         return result
 
     return imports_of
+
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+def _may_import(data: bytes, name: bytes) -> bool:
+    """Whether an import statement of ``data`` may import the module ``name`` (its last
+    component): the word ``name`` in the text of a statement holding ``import``, from its
+    line's start (``from pkg.name import x``) to its end, a parenthesised list and
+    backslash continuations included.  A cheap test before parsing: the work is per
+    ``import`` in the source, not per occurrence of a short name such as ``re``."""
+    size = len(data)
+    pos = data.find(b"import")
+    while pos != -1:
+        start = data.rfind(b"\n", 0, pos) + 1
+        end = data.find(b"\n", pos)
+        end = size if end == -1 else end
+        paren = data.find(b"(", pos, end)
+        if paren != -1:
+            close = data.find(b")", paren)
+            end = size if close == -1 else close
+        while end < size and data[start:end].rstrip(b"\r").endswith(b"\\"):
+            more = data.find(b"\n", end + 1)
+            end = size if more == -1 else more
+        hit = data.find(name, start, end)
+        while hit != -1:
+            after = hit + len(name)
+            if (hit == 0 or data[hit - 1] not in _WORD) and (
+                    after == size or data[after] not in _WORD):
+                return True
+            hit = data.find(name, after, end)
+        pos = data.find(b"import", max(end, pos + 6))
+    return False
+
+
+def _running_nodes(tree, functions: bool):
+    """The nodes of ``tree`` outside ``if TYPE_CHECKING:`` blocks (their ``else`` runs),
+    and outside function bodies unless ``functions`` (a class body runs at import)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.If) and _type_checking(node.test):
+            stack.extend(node.orelse)
+            continue
+        stack.extend(child for child in ast.iter_child_nodes(node)
+                     if functions or not isinstance(child, _FUNCTIONS))
+
+
+def _type_checking(test) -> bool:
+    """``TYPE_CHECKING`` or ``typing.TYPE_CHECKING`` (any ``X.TYPE_CHECKING``)."""
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
 def parse(data, path: str, optimize: int = -1) -> ast.Module:

@@ -245,7 +245,7 @@ def test_check_json_shape(tmp_path, capsys):
     assert set(report) == {"schema_version", "files", "summary"}
     assert report["schema_version"] == 1
     (entry,) = report["files"]
-    assert set(entry) == {"path", "module", "error", "imports"}
+    assert set(entry) == {"path", "module", "error", "imports", "takes_rewrite"}
     assert entry["path"] == path
     assert entry["module"] == "mod"
     assert entry["error"] is None

@@ -62,8 +62,13 @@ def test_native_fixture_byte_exact(case):
 def test_native_fixture_same_program_as_ast_emitter(case):
     data = _read(case, "input.py")
     tree = compile(data, "input.py", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-    by_ast = emit_native(tree, _plan(data))
-    by_cst = ast.parse(emit_cst(data, _plan(data)))
+    plan = _plan(data)
+    if plan.takes_rewrite:
+        # the module takes the rewrite natively: its native expectation is the rewrite's
+        assert _read(case, "expected_native.py") == _read(case, "expected_rewrite.py")
+        return
+    by_ast = emit_native(tree, plan)
+    by_cst = ast.parse(emit_cst(data, plan))
     assert ast.dump(by_cst) == ast.dump(by_ast)
 
 
@@ -108,9 +113,6 @@ def test_rules_of_the_rewrite_alone_do_not_apply(source, name, rewrite_reason):
     ("from m import *\n", "*", Reason.STAR),
     ("import json\njson = 1\n", "json", Reason.REBOUND),
     ("import json\nx = globals()['json']\n", "json", Reason.DYNAMIC_NAMESPACE),
-    # a function reading the namespace would see PEP 810's proxy, where the rewrite
-    # imports first: eager natively
-    ("import json\ndef f(k):\n    return globals()[k]\n", "json", Reason.DYNAMIC_NAMESPACE),
     ("import json  # noqa\n", "json", Reason.SIDE_EFFECTS),
 ])
 def test_rules_that_stay(source, name, reason):
@@ -119,8 +121,20 @@ def test_rules_that_stay(source, name, reason):
 
 
 def test_a_statement_with_eager_and_lazy_names_is_split():
-    data = b"import json, os  # c\ndef f():\n    return globals()['json'], os\n"
+    data = b"import json, os  # c\njson = 1\ndef f():\n    return os\n"
     assert emit_cst(data, _plan(data)).splitlines()[0] == b"import json; lazy import os  # c"
+
+
+@pytest.mark.parametrize("body", ["return globals()[k]", "return globals().get(k)",
+                                  "return sys._getframe().f_globals[k]"])
+def test_a_function_reading_the_namespace_by_key_takes_the_rewrite(body):
+    # natively the dict would show PEP 810's proxy, and keeping the names eager would
+    # lose their laziness; the rewrite keeps them lazy until the function runs
+    data = f"import sys\nimport json\ndef f(k):\n    {body}\n".encode()
+    plan = _plan(data)
+    assert (plan.mechanism, plan.takes_rewrite) == ("rewrite", "namespace-read")
+    assert all(n.lazy for s in plan.imports for n in s.names)
+    assert emit_cst(data, plan) == emit_cst(data, _plan(data, mechanism="rewrite"))
 
 
 @pytest.mark.parametrize("body", ["return sorted(globals())", "return eval(s)", "exec(s)"])
@@ -241,7 +255,7 @@ def test_filter_makes_lazy_statements_eager_when_off_or_excluded(tmp_path):
             del sys.modules["app"]
             lazify.set_lazy_imports(False)
             import app
-            print(type(vars(app)["json"]).__name__)
+            print(type(vars(app).get("json")).__name__)
             lazy import tomllib
             print(type(globals()["tomllib"]).__name__)
         """,
@@ -360,15 +374,18 @@ def test_lazify_run_native_and_rewrite(tmp_path):
     assert out == ["False\n", "True\n", "False\n"]
 
 
-def test_a_namespace_read_narrowed_by_an_if_keeps_only_its_keys_eager():
-    # prompt_toolkit's __getattr__ reads globals()[name] only for names its if tested
+def test_a_namespace_read_narrowed_by_an_if_takes_the_rewrite_for_its_keys():
+    # prompt_toolkit's __getattr__ reads globals()[name] only for names its if tested:
+    # natively one of them would stay eager, so the module takes the rewrite, which
+    # keeps every name lazy and imports json when the function reads it
     with open(os.path.join(os.path.dirname(__file__), "fixtures", "plan",
                            "dynamic_key_narrowed_by_if", "input.py"), "rb") as f:
         data = f.read()
-    verdict = {n.name: n for s in _plan(data, module="pkg", is_package=True,
-                                        mechanism="native").imports for n in s.names}
+    plan = _plan(data, module="pkg", is_package=True, mechanism="native")
+    assert (plan.mechanism, plan.takes_rewrite) == ("rewrite", "namespace-read")
+    verdict = {n.name: n for s in plan.imports for n in s.names}
     assert [verdict[name].lazy for name in ("Application", "ANSI", "HTML")] == [True] * 3
-    assert verdict["json"].reason == Reason.DYNAMIC_NAMESPACE
+    assert verdict["json"].lazy and verdict["json"].resolved_by
 
 
 def test_a_package_keeps_the_order_of_submodules_the_one_read_at_import_imports():
@@ -379,7 +396,7 @@ def test_a_package_keeps_the_order_of_submodules_the_one_read_at_import_imports(
     # _impl and _base import each other: what eagerly ran first must run first
     imports_of = {"_impl": frozenset({"pkg._base"}), "_base": frozenset({"pkg._impl.Impl"})}.get
     plan = plan_module(tree, module="pkg", is_package=True, mechanism="native",
-                       submodules=lambda sub: imports_of(sub, frozenset()))
+                       submodules=lambda sub, *_, **__: imports_of(sub, frozenset()))
     verdict = {n.name: n for s in plan.imports for n in s.names}
     assert [verdict[name].reason for name in ("Base", "_odd", "Impl")] == \
         [Reason.SUBMODULE_ORDER] * 3
@@ -387,7 +404,7 @@ def test_a_package_keeps_the_order_of_submodules_the_one_read_at_import_imports(
     # no cycle (_impl imports _base, not the other way): nothing to keep in order
     imports_of = {"_impl": frozenset({"pkg._base"})}.get
     plan = plan_module(tree, module="pkg", is_package=True, mechanism="native",
-                       submodules=lambda sub: imports_of(sub, frozenset()))
+                       submodules=lambda sub, *_, **__: imports_of(sub, frozenset()))
     assert all(n.lazy for s in plan.imports for n in s.names if n.name != "_odd")
     # the rewrite repairs the order at run time instead
     verdict = {n.name: n for s in _plan(data, module="pkg", is_package=True,
@@ -449,3 +466,203 @@ def test_rewrite_and_diff_print_the_rewrite_unless_asked_or_configured(tmp_path)
     configured = run_python(["-m", "lazify", "rewrite", "m.py"], cwd=tmp_path, env_extra=env)
     assert "__lazy__" in default.stdout
     assert asked.stdout == configured.stdout == "lazy import json\n"
+
+
+# ------------------------------------------- 3.15's default against plain and the rewrite
+#
+# Each scenario runs main.py plainly, under lazify's default on 3.15 (the native
+# mechanism: LAZIFY_MECHANISM unset) and under the rewrite; a module the interpreter's
+# lazy imports would treat otherwise than the rewrite takes the rewrite (Plan.takes_rewrite).
+
+DEFAULT_ENV = {"LAZIFY_MECHANISM": None}
+
+
+def _three(tmp_path, files):
+    """``(plain, default, rewrite)`` outputs (stdout, else the last line of stderr) of
+    ``main.py``, the two lazy ones with ``lazify run``."""
+    _tree(tmp_path, files)
+
+    def out(proc):
+        return proc.stdout if proc.returncode == 0 else proc.stderr.strip().splitlines()[-1]
+
+    plain = run_python(["main.py"], cwd=tmp_path)
+    default, rewrite = (run_python(["-m", "lazify", "run", "main.py"], cwd=tmp_path,
+                                   env_extra=env)
+                        for env in (DEFAULT_ENV, {"LAZIFY_MECHANISM": "rewrite"}))
+    return out(plain), out(default), out(rewrite)
+
+
+@needs_native
+def test_default_a_name_read_again_while_its_own_import_runs(tmp_path):
+    # b binds X and calls back into a, which reads X while X's import runs: the
+    # interpreter's lazy import raises ImportCycleError; a takes the rewrite (b imports
+    # it back at import time), which hands over the half-initialised b, as PEP 690 does
+    _plain, default, rewrite = _three(tmp_path, {
+        "a.py": """\
+            from b import X
+            def get():
+                return X
+            VALUE = X + 1
+        """,
+        "b.py": "X = 41\nimport a\nprint('inner', a.get())\n",
+        "main.py": "import a\nprint('VALUE', a.VALUE)\n",
+    })
+    assert default == rewrite == "inner 41\nVALUE 42\n"
+
+
+@needs_native
+def test_default_a_function_reading_globals_keeps_the_imports_lazy(tmp_path):
+    plain, default, rewrite = _three(tmp_path, {
+        "alpha.py": "NAME = 'alpha'\n",
+        "beta.py": "NAME = 'beta'\n",
+        "registry.py": """\
+            import alpha
+            import beta
+            def find(name):
+                return globals()[name]
+        """,
+        "main.py": """\
+            import sys, registry
+            loaded = lambda: [m for m in ("alpha", "beta") if m in sys.modules]
+            print(loaded())
+            print(registry.find("beta").NAME, loaded())
+        """,
+    })
+    assert plain == "['alpha', 'beta']\nbeta ['alpha', 'beta']\n"
+    assert default == rewrite == "[]\nbeta ['beta']\n"
+
+
+#: twisted.logger's shape: the package imports _logger before _global; _logger's
+#: module-level Logger() imports _global from a function, and _global imports _logger
+#: back.  A module that reads the package's ``publisher`` first (twisted.python.log)
+#: starts _global first: lazily _global's Publisher() reaches _logger, whose Logger()
+#: asks the half-initialised _global for ``publisher``.
+LOGGER_CYCLE = {
+    "pkg/__init__.py": "from ._logger import Logger\nfrom ._global import publisher\n",
+    "pkg/_logger.py": """\
+        class Logger:
+            def __init__(self):
+                from ._global import publisher
+                self.observer = publisher
+        log = Logger()
+    """,
+    "pkg/_global.py": """\
+        from ._observer import Publisher
+        from ._logger import Logger
+        publisher = Publisher()
+    """,
+    "pkg/_observer.py": """\
+        from ._logger import Logger
+        class Publisher:
+            def __init__(self):
+                self.logger = Logger
+    """,
+    "legacy.py": "from pkg import publisher\nWRAPPED = [publisher]\n",
+    "main.py": "import legacy\nprint(type(legacy.WRAPPED[0]).__name__, legacy.WRAPPED[0].logger.__name__)\n",
+}
+
+
+@needs_native
+def test_default_a_package_whose_submodules_import_each_other_through_a_call(tmp_path):
+    plain, default, rewrite = _three(tmp_path, LOGGER_CYCLE)
+    assert plain == default == rewrite == "Publisher Logger\n"
+    # the interpreter's global mode starts _global first and fails
+    proc = run_python(["-X", "lazy_imports=all", "main.py"], cwd=tmp_path)
+    assert "cannot import name 'publisher' from partially initialized module" in proc.stderr
+
+
+def test_the_cycle_rules_read_the_siblings_sources(tmp_path):
+    from lazify._rewrite import plan_source
+    from lazify._sources import module_name_for, parse
+
+    _tree(tmp_path, {**LOGGER_CYCLE,
+                     "a.py": "from b import X\n",
+                     "b.py": "import a\nX = 1\n",
+                     "c.py": "from d import X\n",
+                     "d.py": "def f():\n    import c\nif TYPE_CHECKING:\n    import c\nX = 1\n"})
+
+    def why(name):
+        path = str(tmp_path / name)
+        module, is_package = module_name_for(path)
+        with open(path, "rb") as f:
+            data = f.read()
+        plan = plan_source(parse(data, path), data, path, module=module,
+                           is_package=is_package, mechanism="native")
+        return plan.takes_rewrite, plan.mechanism
+
+    assert why("a.py") == ("import-cycle", "rewrite")           # b imports a back
+    assert why("c.py") == ("", "native")    # d imports c only in a function or for typing
+    assert why("pkg/__init__.py") == ("import-cycle", "rewrite")  # _logger <-> _global
+    # _logger imports _global only in a function: _global itself stays native
+    assert why("pkg/_global.py") == ("", "native")
+
+
+# What remains different natively, documented in "The native mechanism (3.15+)".
+
+@needs_native
+def test_default_remaining_differences(tmp_path):
+    plain, default, rewrite = _three(tmp_path, {
+        "broken.py": "import os\nos.no_such_function()\n",
+        "user.py": "import broken\n",
+        "tool/__init__.py": "",
+        "tool/token.py": "KIND = 'token'\n",
+        "tool/lexers.py": "from tool import token\n",
+        "colors.py": "from tool.lexers import token\n",
+        "app.py": """\
+            import json
+            import tool
+            import colors
+            def kind():
+                return tool.token.KIND
+        """,
+        "main.py": """\
+            import app, user
+            print(type(vars(app).get("json")).__name__)
+            try:
+                print(app.kind())
+            except AttributeError as exc:
+                print("AttributeError", exc)
+            try:
+                print(hasattr(user, "broken"))
+            except AttributeError as exc:
+                print("AttributeError escapes hasattr", type(exc.__cause__).__name__)
+            except ImportError as exc:
+                print("ImportError", type(exc.__cause__).__name__)
+        """,
+    })
+    assert plain == "AttributeError: module 'os' has no attribute 'no_such_function'"
+    # a proxy in the module's dict; no catch-up of tool.token, which only colors'
+    # pending import would have loaded; hasattr lets the AttributeError out
+    assert default.splitlines() == [
+        "lazy_import", "AttributeError module 'tool' has no attribute 'token'",
+        "AttributeError escapes hasattr ImportError"]
+    assert rewrite.splitlines() == ["NoneType", "token", "ImportError AttributeError"]
+
+
+def test_check_names_the_modules_that_take_the_rewrite(tmp_path):
+    _tree(tmp_path, {"a.py": "from b import X\n", "b.py": "import a\nX = 1\n",
+                     "c.py": "import json\n"})
+    text = run_python(["-m", "lazify", "check", "--mechanism", "native", "a.py", "c.py"],
+                      cwd=tmp_path).stdout
+    assert "a.py: the rewrite, not native lazy imports (import-cycle)" in text
+    assert "c.py: the rewrite" not in text
+    report = run_python(["-m", "lazify", "check", "--mechanism", "native", "--format", "json",
+                         "a.py", "c.py"], cwd=tmp_path).stdout
+    import json
+    assert [f["takes_rewrite"] for f in json.loads(report)["files"]] == ["import-cycle", ""]
+
+
+@pytest.mark.parametrize("data, name, expected", [
+    (b"import a\n", b"a", True),
+    (b"x = a.b\nimport os\n", b"a", False),
+    (b"from . import (x,\n    y, a)\n", b"a", True),
+    (b"try: import a\nexcept ImportError: pass\n", b"a", True),
+    (b"from pkg.a import f\n", b"a", True),
+    (b"from . import x, \\\n  a\n", b"a", True),
+    (b"import ab\n", b"a", False),
+    (b"print(string.x)\nimport os\n", b"string", False),
+])
+def test_a_sibling_is_parsed_only_when_an_import_statement_may_name_the_module(
+        data, name, expected):
+    from lazify._sources import _may_import
+    assert _may_import(data, name) is expected

@@ -13,7 +13,10 @@ alternating:
 2. cold: no bytecode cache at all on either side (a fresh ``PYTHONPYCACHEPREFIX``
    each run), so every module is compiled, and under lazify rewritten.
 
-``--profile`` prints the top of a cProfile of one warm lazified run instead.
+``--profile`` prints the top of a cProfile of one warm lazified run instead;
+``--instructions`` adds, for the warm start, the instructions each side executes
+(``valgrind --tool=callgrind``, one run each after the timed rounds,
+``PYTHONHASHSEED=0``): the deterministic figure beside the noisy wall time.
 The machines are shared and noisy: each figure is the median of per-round
 ratios, never an absolute time.
 """
@@ -118,7 +121,20 @@ def paired(python, plain_env, lazy_env, cwd, rounds, fresh=None) -> float:
     return statistics.median(ratios)
 
 
-def bench(python: str, rounds: int, count: int) -> dict:
+def instructions(python: str, env: dict, cwd: str) -> int:
+    """Instructions executed by one whole run of main.py (callgrind's total)."""
+    out = os.path.join(cwd, "callgrind.out")
+    proc = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                           python, "main.py"], env={**env, "PYTHONHASHSEED": "0"}, cwd=cwd,
+                          capture_output=True, text=True)
+    os.unlink(out)
+    for line in proc.stderr.splitlines():
+        if "Collected :" in line:
+            return int(line.rsplit(":", 1)[1])
+    raise SystemExit(f"callgrind failed:\n{proc.stderr[-1000:]}")
+
+
+def bench(python: str, rounds: int, count: int, counting: bool = False) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         write_tree(tmp, count)
         plain_env = clean_env()
@@ -126,13 +142,15 @@ def bench(python: str, rounds: int, count: int) -> dict:
         for env in (plain_env, lazy_env, plain_env, lazy_env):
             timed(python, env, tmp)                       # write both sides' caches
         warm = paired(python, plain_env, lazy_env, tmp, rounds)
+        counts = {side: instructions(python, env, tmp)
+                  for side, env in (("plain", plain_env), ("lazy", lazy_env))} if counting else {}
 
         def fresh(side, index):
             path = os.path.join(tmp, f"cold-{side}-{index}")
             shutil.rmtree(path, ignore_errors=True)
             return path
         cold = paired(python, plain_env, lazy_env, tmp, max(3, rounds // 2), fresh)
-    return {"warm": warm, "cold": cold}
+    return {"warm": warm, "cold": cold, "instructions": counts}
 
 
 def profile(python: str, count: int) -> None:
@@ -150,6 +168,8 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--modules", type=int, default=400)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count the warm start's instructions (callgrind)")
     args = parser.parse_args(argv)
     for python in args.python or [sys.executable]:
         if args.profile:
@@ -157,9 +177,12 @@ def main(argv=None) -> int:
             continue
         version = subprocess.run([python, "-c", "import sys; print(sys.version.split()[0])"],
                                  capture_output=True, text=True).stdout.strip()
-        result = bench(python, args.rounds, args.modules)
+        result = bench(python, args.rounds, args.modules, args.instructions)
+        counts = result["instructions"]
+        extra = (f", warm instructions {counts['lazy'] / counts['plain']:.3f}x "
+                 f"({counts['lazy'] / 1e6:.1f}M / {counts['plain'] / 1e6:.1f}M)" if counts else "")
         print(f"{version}: every import used, lazify/plain: warm {result['warm']:.2f}x, "
-              f"cold {result['cold']:.2f}x")
+              f"cold {result['cold']:.2f}x{extra}", flush=True)
     return 0
 
 
