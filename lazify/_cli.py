@@ -36,8 +36,8 @@ TAGS = {
     ),
     "explicit": (
         "explicit",
-        "a PEP 810 import written with its keyword (3.15+): the interpreter defers it, "
-        "and the rewrite leaves it as written",
+        "a PEP 810 import written with its keyword: deferred whatever the settings, on "
+        "3.15 by the interpreter, before 3.15 by lazify's import hook",
     ),
     "resolved by": (
         "resolved by F() (line N)",

@@ -164,11 +164,15 @@ def _site_statements(node, site):
     eager = [alias for alias, name in zip(node.names, site.names) if not name.lazy]
     if eager:
         node.names = eager
+        if site.explicit:
+            node.is_lazy = 0      # (3.15) the names the rewrite keeps eager
         out.append(node)
     if site.kind == "import":
-        out.append(_call_statement(ep.IMPORT, lazy, span))
+        out.append(_call_statement(ep.EXPLICIT_IMPORT if site.explicit else ep.IMPORT,
+                                   lazy, span))
     else:
-        out.append(_call_statement(ep.FROM, [site.module_text, *lazy], span))
+        out.append(_call_statement(ep.EXPLICIT_FROM if site.explicit else ep.FROM,
+                                   [site.module_text, *lazy], span))
     return out
 
 

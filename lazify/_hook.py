@@ -42,6 +42,9 @@ IMPORTLIB_LIBRARIES = ("importlib.metadata", "importlib.resources")
 #: when the hook is installed (None until then)
 _PLAIN = None
 
+#: whether the interpreter reads PEP 810's ``lazy import`` itself (3.15+)
+_NATIVE_KEYWORD = _mode.NATIVE_AVAILABLE
+
 #: environment switches, read once (LAZIFY_STRICT is read when it matters)
 _DEBUG = os.environ.get("LAZIFY_DEBUG", "") not in ("", "0")
 
@@ -182,11 +185,18 @@ class LazifyLoader(SourceFileLoader):
 
         A module that global mode leaves alone (lazy imports disabled, or the
         module excluded) gets CPython's own code and pyc, unless it opts in
-        with ``__lazy_modules__`` (PEP 810).
+        with ``__lazy_modules__`` or, before 3.15, ``lazy import`` statements (PEP 810).
         """
         wanted = self.wanted if self.wanted is not None else _wanted(fullname)
         if _never(fullname) or not wanted:
-            plain = SourceFileLoader(fullname, self.path).get_code(fullname)
+            try:
+                plain = SourceFileLoader(fullname, self.path).get_code(fullname)
+            except SyntaxError:
+                # Before 3.15, PEP 810's ``lazy import`` is one (lazify._keyword):
+                # the rewrite reads it, or raises the error again
+                if _NATIVE_KEYWORD or _never(fullname):
+                    raise
+                return self._lazy_code(fullname)
             # A module that binds __lazy_modules__ at module level has the
             # name in co_names (or in co_consts: globals()["__lazy_modules__"]);
             # checking the plain code needs no second read of the source.
@@ -200,6 +210,8 @@ class LazifyLoader(SourceFileLoader):
         return self._lazy_code(fullname)
 
     def _lazy_code(self, fullname):
+        if _NATIVE_KEYWORD and _cache.mechanism() == "native":
+            _mode._native_modules.add(fullname)
         source_path = self.get_filename(fullname)
         st = None
         try:

@@ -148,6 +148,11 @@ def excluded(name: str) -> bool:
     return known
 
 
+#: modules whose code the import hook made for the native mechanism: their ``lazy``
+#: statements are lazify's, eager when lazify is off or the module is excluded
+#: (any other module's are the program's own)
+_native_modules = set()
+
 #: importers whose lazy imports of a module already loaded are lazy as written
 #: (lazify on, not excluded): the filter's first test, one lookup each.  Emptied
 #: when the settings change
@@ -164,6 +169,10 @@ def _lazy_imports_filter(importer, name, fromlist):
         if name in _modules:
             return True
     elif excluded(importer or "") or not _settings.enabled:
+        if importer not in _native_modules:
+            # the program's own ``lazy`` statement (the hook compiled no lazy ones
+            # there): lazy, as PEP 810's "normal" mode has it
+            return True
         # lazy only where the module opts in with PEP 810's __lazy_modules__, as the
         # rewrite's runtime decides (_ModuleState.lazy_for)
         module = sys.modules.get(importer)
