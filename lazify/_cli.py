@@ -1,4 +1,4 @@
-"""The ``lazify`` command line: ``check``, ``rewrite``, ``diff``, ``run``, ``compile``.
+"""The ``lazify`` command line: ``check``, ``rewrite``, ``diff``, ``fix``, ``run``, ``compile``.
 
 ``check`` never executes the code it reports on: it reads, parses and plans each file.
 ``lazify run`` imports this module before the program it runs, so everything that only
@@ -111,6 +111,20 @@ def _commands() -> tuple:
          [paths,
           (("--check",), {"metavar": "DIR", "default": None, "help": "compare with a reviewed tree"}),
           _MECHANISM_OPTION]),
+        ("fix", _cmd_fix,
+         "mark the safely lazy imports lazy in the source (PEP 810)",
+         "Rewrite files in place so that the imports `check` finds safely lazy (lazy, read "
+         "somewhere, not while the module is imported) are PEP 810 lazy imports: `lazy` "
+         "statements, or one __lazy_modules__ list that earlier Pythons ignore.",
+         [paths,
+          (("--style",), {"choices": ("keyword", "lazy-modules"), "default": "keyword",
+                          "help": "keyword: `lazy import` statements (3.15, or lazify); "
+                                  "lazy-modules: a __lazy_modules__ list (runs unchanged on "
+                                  "3.10-3.14) (default: keyword)"}),
+          (("--diff",), {"action": "store_true",
+                         "help": "print the change as a unified diff instead of writing it"}),
+          (("--excluding",), {"action": "append", "default": [], "metavar": "NAME",
+                              "help": "module whose own imports stay eager (repeatable)"})]),
         ("run", _cmd_run,
          "run a script or module with global lazy imports (the PEP's -L)",
          "Run a script (like `python SCRIPT ARGS`) or a module (like `python -m MODULE ARGS`) "
@@ -349,6 +363,13 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     from lazify._diff import cmd_diff
 
     return cmd_diff(args)
+
+
+def _cmd_fix(args: argparse.Namespace) -> int:
+    """``lazify fix``: implemented in lazify._fix (libcst)."""
+    from lazify._fix import cmd_fix
+
+    return cmd_fix(args)
 
 
 # ----------------------------------------------------------------------- compile
