@@ -26,12 +26,16 @@ _BYTES_WHITESPACE = _WHITESPACE.encode()
 
 
 def mentions(data) -> bool:
-    """Whether source (bytes or text) may hold a ``lazy import``: the word ``lazy``,
-    whitespace (a backslash continuation too), then ``import`` or ``from``."""
+    """Whether source (bytes or text) may hold a ``lazy import``: the word ``lazy`` first
+    on its line (after indentation, ``;`` or ``:``), whitespace (a backslash continuation
+    too), then ``import`` or ``from``.  (Not ``# a lazy import``: a comment or docstring
+    that mentions one costs no tokenizing.)"""
     if isinstance(data, str):
-        word, space, keywords = "lazy", _WHITESPACE, ("import", "from")
+        word, space, keywords, indent, before = "lazy", _WHITESPACE, ("import", "from"), \
+            " \t\f", "\n\r;:\ufeff"
     else:
-        word, space, keywords = b"lazy", _BYTES_WHITESPACE, (b"import", b"from")
+        word, space, keywords, indent, before = b"lazy", _BYTES_WHITESPACE, \
+            (b"import", b"from"), b" \t\f", b"\n\r;:\xbf"
     find = data.find
     size = len(data)
     i = find(word)
@@ -40,20 +44,30 @@ def mentions(data) -> bool:
         while j < size and data[j:j + 1] in space:
             j += 1
         if j > i + 4 and data.startswith(keywords, j):
-            return True
+            k = i
+            while k and data[k - 1:k] in indent:
+                k -= 1
+            if not k or data[k - 1:k] in before:
+                return True
         i = find(word, j)
     return False
 
 
-def parse(data, path: str, optimize: int = -1) -> ast.Module:
+def parse(data, path: str, optimize: int = -1, validate: bool = True) -> ast.Module:
     """The module's ``ast`` as 3.15 parses it (``compile(..., ast.PyCF_ONLY_AST)``).
 
+    :param validate: raise 3.15's compiler errors too (a ``lazy`` statement inside a
+        function, a class, a ``try``; ``*``), which compiling the tree raises on 3.15
+        unless the rewrite has replaced the statement.
     :raises SyntaxError: where 3.15 raises one, with its message and position, or
         what ``compile()`` raises for the source.
     """
     if NATIVE:
         tree = _compile(data, path, optimize)
-        _validate(tree, _lines(data), path)
+        if validate:
+            # (its source lines are read only for an error: no tokenize on this path,
+            # which 3.15's standard library, with lazy imports of its own, takes)
+            _validate(tree, lambda: _lines(data), path)
         return tree
     text = _text(data)
     if text is None:
@@ -82,7 +96,7 @@ def parse(data, path: str, optimize: int = -1) -> ast.Module:
     if future is not None:
         raise _future_error(future, lines, path)
     _mark(tree, found, lines)
-    _validate(tree, lines, path)
+    _validate(tree, lambda: lines, path)
     return tree
 
 
@@ -201,6 +215,7 @@ def _mark(tree, found, lines) -> None:
 def _error(message, node, lines, path) -> SyntaxError:
     """3.15's SyntaxError for the statement ``node``: its compiler gives the statement's
     span in UTF-8 bytes (its parser's errors count characters)."""
+    lines = lines()
     line = lines[node.lineno - 1] if node.lineno <= len(lines) else ""
     return SyntaxError(message, (path, node.lineno, node.col_offset + 1, line + "\n",
                                  node.end_lineno, node.end_col_offset + 1))
@@ -220,7 +235,7 @@ if hasattr(ast, "TryStar"):
 
 
 def _validate(tree, lines, path) -> None:
-    """Raise 3.15's SyntaxError for the first lazy import, in source order, where it is
+    """(``lines``: gives the source's lines.)  Raise 3.15's SyntaxError for the first lazy import, in source order, where it is
     not allowed: inside a function, a class or a ``try`` statement (the innermost of
     them names it), or a ``from ... import *``."""
     stack = [(tree, None)]

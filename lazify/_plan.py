@@ -46,9 +46,9 @@ class ImportedName:
     #: lazy, and named in deferred annotations of functions, classes or (3.14+)
     #: the module: it is imported when those annotations are read
     in_annotations: bool = False
-    #: a PEP 810 ``lazy import``: lazy because the source says so.  The native
-    #: mechanism leaves the statement to the interpreter; the rewrite registers its
-    #: names as lazy whatever the settings (every Python: :mod:`lazify._keyword`)
+    #: a PEP 810 ``lazy import``: lazy because the source says so.  On 3.15 the
+    #: statement is left to the interpreter; before 3.15 (:mod:`lazify._keyword`) the
+    #: rewrite registers its names as lazy whatever the settings
     explicit: bool = False
     #: lazy, and imported when one of these functions reads the module's
     #: namespace (``globals()``, ``eval``, ...): ``(function, line)`` pairs
@@ -107,9 +107,10 @@ class ImportSite:
     @property
     def rewritten(self) -> bool:
         """Whether the rewrite replaces the statement: it registers lazy names (an
-        explicit ``lazy import`` too), or it is a star import (which first imports the
-        pending names it copies)."""
-        return any(n.lazy for n in self.names) or self.is_star
+        explicit ``lazy import`` too, before 3.15), or it is a star import (which first
+        imports the pending names it copies)."""
+        return (not (self.explicit and KEYWORD) and any(n.lazy for n in self.names)) \
+            or self.is_star
 
 
 @record
@@ -296,9 +297,9 @@ class Plan:
     def lazy_names(self) -> frozenset[str]:
         """The names the rewrite registers (for the native mechanism, explicit
         ``lazy import`` names are the interpreter's)."""
-        native = self.mechanism == "native"
+        left = self.mechanism == "native" or KEYWORD
         return frozenset(n.name for s in self.imports for n in s.names
-                         if n.lazy and not (native and n.explicit))
+                         if n.lazy and not (left and n.explicit))
 
 
 class EmitError(Exception):
@@ -380,6 +381,10 @@ def resolve_module(name: str, level: int, package: str) -> str:
 #: the native mechanism the interpreter reifies a lazy name wherever it is loaded
 #: (annotations evaluated later, doctest's copy of the globals, a class body reading
 #: a global it binds later), and the module never binds ``__lazy__``
+#: whether the interpreter reads PEP 810's ``lazy import`` (3.15+): then it defers
+#: those statements itself, whatever the mechanism; before 3.15 the rewrite does
+KEYWORD = "is_lazy" in ast.Import._fields
+
 REWRITE_ONLY = frozenset({Reason.DEFERRED_ANNOTATION, Reason.DOCTEST, Reason.CLASS_SHADOW})
 
 
@@ -431,7 +436,7 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
         imports = tuple(_verdicts(facts, fact, readers, native) if _is_future(fact.node)
                         else site for fact, site in zip(facts.sites, imports))
     lazy_names = frozenset(n.name for site in imports for n in site.names
-                           if n.lazy and not (native and n.explicit))
+                           if n.lazy and not ((native or KEYWORD) and n.explicit))
     deferred, deferred_loads = ((), frozenset()) if native else _deferred(facts, imports, lazy_names)
     if deferred_loads:
         # their reads no longer run at import time (the verdicts stay the same)
@@ -466,7 +471,7 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
         if name in _BUILTIN_NAMES or name not in unconditional))
     # an excluded module's explicit ``lazy`` statements are lazy all the same: the
     # module is rewritten for them (its other imports stay eager)
-    rewrite = (not facts.excluded or any(site.explicit for site in imports)) \
+    rewrite = (not facts.excluded or any(s.explicit and s.rewritten for s in imports)) \
         and not facts.uses_reserved \
         and bool(lazy_names or any(site.is_star for site in imports) or is_package)
     if not rewrite:
@@ -518,7 +523,7 @@ def _deferred(facts: ModuleFacts, imports, lazy_names) -> tuple:
     # names that keep their value: lazy names registered unconditionally, eager
     # imports bound nowhere else
     stable = {n.name for fact, site in zip(facts.sites, imports) for n in site.names
-              if n.name in unconditional
+              if n.name in unconditional and not (n.explicit and KEYWORD)
               and n.name not in facts.module_rebinds and n.name not in facts.multiply_bound
               and (n.lazy or fact.context is None)}
     items = []
@@ -621,9 +626,10 @@ def _verdicts(facts: ModuleFacts, site, readers, native=False,
     run at import time)."""
     node = site.node
     is_from = isinstance(node, ast.ImportFrom)
-    # PEP 810: lazy whatever lazify would say (the rewrite keeps eager only what it
-    # cannot defer transparently)
+    # PEP 810: lazy whatever lazify would say; on 3.15 the interpreter's, before 3.15
+    # the rewrite's (which keeps eager only what it cannot defer transparently)
     explicit = bool(getattr(node, "is_lazy", 0))
+    left = native or (explicit and KEYWORD)
     readers_all, readers_of = readers
     names = []
     for bound, imported, asname, _signature in site.bindings:
@@ -634,7 +640,7 @@ def _verdicts(facts: ModuleFacts, site, readers, native=False,
         unused = (bound not in facts.global_loads and bound not in facts.annotation_names
                   and bound not in facts.exported)
         if explicit:
-            reason = None if native else _rewrite_limit(facts, bound)
+            reason = None if left else _rewrite_limit(facts, bound)
         else:
             reason = (_reason(facts, site, bound, target, native, futures)
                       or _hazard(facts, site, bound, imported, target, unused))
@@ -648,7 +654,7 @@ def _verdicts(facts: ModuleFacts, site, readers, native=False,
         at_import = [ld.node.lineno for ld in loads
                      if ld.at_import and id(ld.node) not in deferred_loads]
         resolved_by = ()
-        if lazy and not native and (readers_all or bound in readers_of):
+        if lazy and not left and (readers_all or bound in readers_of):
             resolved_by = tuple(sorted(
                 {**readers_all, **readers_of.get(bound, {})}.items(),
                 key=lambda item: (item[1], item[0])))
@@ -656,7 +662,7 @@ def _verdicts(facts: ModuleFacts, site, readers, native=False,
             name=bound, imported=imported, asname=asname, module=target, lazy=lazy,
             reason=reason, used_at_import=min(at_import) if at_import else None,
             unused=lazy and unused and not resolved_by,
-            in_annotations=lazy and not native
+            in_annotations=lazy and not left
             and (bound in facts.annotation_names
                  or any(id(ld.node) in deferred_loads for ld in loads)),
             explicit=explicit, resolved_by=resolved_by))

@@ -153,16 +153,17 @@ def submodule_imports(path, package: str):
     return imports_of
 
 
-def parse(data, path: str, optimize: int = -1) -> ast.Module:
+def parse(data, path: str, optimize: int = -1, validate: bool = True) -> ast.Module:
     """The module's ``ast``, parsed as ``compile()`` parses it.
 
     On the bytes: the coding cookie, BOM and every error are exactly ``compile()``'s, so
     a file that fails here is a file Python cannot import either.  A source with PEP
     810's ``lazy import`` statements gives 3.15's tree on every Python
-    (:mod:`lazify._keyword`): its imports have ``is_lazy``.
+    (:mod:`lazify._keyword`): its imports have ``is_lazy``; ``validate``: with 3.15's
+    errors for such a statement where it is not allowed (see :func:`lazify._keyword.parse`).
     """
     if mentions(data):
-        return _keyword.parse(data, path, optimize)
+        return _keyword.parse(data, path, optimize, validate)
     return compile(data, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True, optimize=optimize)
 
 
