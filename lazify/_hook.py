@@ -132,7 +132,11 @@ def _transform(data: bytes, path: str, fullname: str, is_package: bool, optimize
 
 def _opts_in(code) -> bool:
     """Whether module-level code names ``__lazy_modules__`` (PEP 810's opt-in)."""
-    return "__lazy_modules__" in code.co_names or "__lazy_modules__" in code.co_consts
+    if "__lazy_modules__" in code.co_names:
+        return True
+    # (not ``in co_consts``: comparing the name with a bytes constant is a BytesWarning,
+    # an error under ``python -bb``)
+    return any(type(const) is str and const == "__lazy_modules__" for const in code.co_consts)
 
 
 class LazifyLoader(SourceFileLoader):

@@ -443,3 +443,13 @@ def test_excluded_module_keeps_its_explicit_imports_lazy(tmp_path):
         "main.py": "import mod\n"})
     proc = _lazified(root, "global", env={"LAZIFY_EXCLUDING": "mod"})
     assert (proc.returncode, proc.stdout) == (0, "False True\n"), proc.stderr
+
+
+def test_explicit_only_mode_under_bytes_warnings_as_errors(tmp_path):
+    """``python -bb``: the hook's check of a plain module for ``__lazy_modules__`` compares
+    no str with its bytes constants (click's own test suite runs a child with -bb)."""
+    root = write(tmp_path / "app", {"mod.py": "DASH = b'-'\nimport json\nprint(DASH.decode())\n",
+                                    "kw.py": "lazy import json\nX = b'x'\n"})
+    code = MODES["explicit only"] + "import mod, kw; print(kw.X.decode())\n"
+    proc = run_python(["-bb", "-c", code], cwd=root)
+    assert (proc.returncode, proc.stdout) == (0, "-\nx\n"), proc.stderr
