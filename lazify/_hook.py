@@ -130,6 +130,10 @@ def _transform(data: bytes, path: str, fullname: str, is_package: bool, optimize
         _state.busy = busy
 
 
+#: get_code: the plain compile raised a SyntaxError
+_UNREAD = object()
+
+
 def _opts_in(code) -> bool:
     """Whether module-level code names ``__lazy_modules__`` (PEP 810's opt-in)."""
     if "__lazy_modules__" in code.co_names:
@@ -197,9 +201,12 @@ class LazifyLoader(SourceFileLoader):
                 plain = SourceFileLoader(fullname, self.path).get_code(fullname)
             except SyntaxError:
                 # Before 3.15, PEP 810's ``lazy import`` is one (lazify._keyword):
-                # the rewrite reads it, or raises the error again
+                # the rewrite reads it, or raises the error again (outside this
+                # handler: not chained to this one)
                 if _NATIVE_KEYWORD or _never(fullname):
                     raise
+                plain = _UNREAD
+            if plain is _UNREAD:
                 return self._lazy_code(fullname)
             # A module that binds __lazy_modules__ at module level has the
             # name in co_names (or in co_consts: globals()["__lazy_modules__"]);

@@ -344,6 +344,12 @@ def test_invalid_uses_raise_315s_syntax_error(tmp_path, source, mode):
     native = _run315(["main.py"], root)
     if native is not None:
         assert native.stdout == proc.stdout, native.stderr
+    # uncaught: one SyntaxError, not one chained to the plain compile's
+    (root / "main.py").write_text("import bad\n")
+    uncaught = _lazified(root, mode)
+    assert uncaught.returncode == 1
+    assert "During handling" not in uncaught.stderr
+    assert uncaught.stderr.rstrip().endswith("SyntaxError: " + INVALID[source].rsplit(" ", 4)[0])
 
 
 TRACEBACK = {
