@@ -160,6 +160,9 @@ def _site_statements(node, site):
     if site.is_star:
         return [_call_statement(ep.STAR, [site.module_text], span), node]
     lazy = [(name.imported, name.asname) for name in site.names if name.lazy]
+    if not lazy:          # an explicit ``lazy import`` the rewrite keeps eager
+        node.is_lazy = 0
+        return [node]
     out = []
     eager = [alias for alias, name in zip(node.names, site.names) if not name.lazy]
     if eager:

@@ -354,6 +354,9 @@ class _Applier(cst.CSTTransformer):
             return [_small(_call(ep.STAR, repr(site.module_text))), node]
         aliases = self._aliases_as_planned(key, site, node)
         lazy = [(n.imported, n.asname) for n in site.names if n.lazy]
+        if not lazy:
+            # an explicit ``lazy import`` the rewrite keeps eager: without its keyword
+            return [_plain(node)]
         module = None if site.kind == "import" else site.module_text
         args = map(repr, lazy if module is None else [module, *lazy])
         call = _call(_method(module, site.explicit), *args)

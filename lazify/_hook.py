@@ -130,6 +130,8 @@ def _transform(data: bytes, path: str, fullname: str, is_package: bool, optimize
         _state.busy = busy
 
 
+_BYTES_WARNING = sys.flags.bytes_warning
+
 #: get_code: the plain compile raised a SyntaxError
 _UNREAD = object()
 
@@ -138,8 +140,10 @@ def _opts_in(code) -> bool:
     """Whether module-level code names ``__lazy_modules__`` (PEP 810's opt-in)."""
     if "__lazy_modules__" in code.co_names:
         return True
-    # (not ``in co_consts``: comparing the name with a bytes constant is a BytesWarning,
-    # an error under ``python -bb``)
+    if not _BYTES_WARNING:
+        return "__lazy_modules__" in code.co_consts
+    # under ``python -b``/``-bb`` comparing the name with a bytes constant is a
+    # BytesWarning (an error with -bb)
     return any(type(const) is str and const == "__lazy_modules__" for const in code.co_consts)
 
 

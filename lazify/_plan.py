@@ -106,11 +106,13 @@ class ImportSite:
 
     @property
     def rewritten(self) -> bool:
-        """Whether the rewrite replaces the statement: it registers lazy names (an
-        explicit ``lazy import`` too, before 3.15), or it is a star import (which first
-        imports the pending names it copies)."""
-        return (not (self.explicit and KEYWORD) and any(n.lazy for n in self.names)) \
-            or self.is_star
+        """Whether the rewrite replaces the statement: it registers lazy names, or it
+        is a star import (which first imports the pending names it copies), or, before
+        3.15, an explicit ``lazy import`` (which loses its keyword, even where the
+        rewrite keeps its names eager)."""
+        if self.explicit:
+            return not KEYWORD
+        return any(n.lazy for n in self.names) or self.is_star
 
 
 @record
@@ -473,7 +475,8 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
     # module is rewritten for them (its other imports stay eager)
     rewrite = (not facts.excluded or any(s.explicit and s.rewritten for s in imports)) \
         and not facts.uses_reserved \
-        and bool(lazy_names or any(site.is_star for site in imports) or is_package)
+        and bool(lazy_names or any(site.is_star or site.rewritten for site in imports)
+                 or is_package)
     if not rewrite:
         return Plan(module=module, is_package=is_package, imports=imports, references=(),
                     chain_after=(), header_index=header_index,

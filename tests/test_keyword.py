@@ -459,3 +459,37 @@ def test_explicit_only_mode_under_bytes_warnings_as_errors(tmp_path):
     code = MODES["explicit only"] + "import mod, kw; print(kw.X.decode())\n"
     proc = run_python(["-bb", "-c", code], cwd=root)
     assert (proc.returncode, proc.stdout) == (0, "-\nx\n"), proc.stderr
+
+
+KEPT_EAGER = '''\
+import typing as t
+if t.TYPE_CHECKING:
+    lazy from decimal import Decimal
+X: "Decimal" = None
+lazy import json, colorsys
+def f():
+    return json, colorsys
+'''
+
+
+@pytest.mark.skipif(NATIVE, reason="3.15 keeps the statements as written")
+def test_explicit_import_the_rewrite_keeps_eager_loses_its_keyword():
+    """An explicit import the rewrite cannot defer (a module-level string annotation names
+    it) stays eager and, in ``rewrite``'s source as in the hook's tree, is a plain import:
+    the output compiles before 3.15, and both emitters make the same program."""
+    from lazify._emit_ast import emit
+    from lazify._emit_cst import emit_cst
+    from lazify._rewrite import plan_source
+
+    data = KEPT_EAGER.encode()
+    nodes = {}
+    tree = _sources.parse(data, "m.py")
+    plan = plan_source(tree, data, "m.py", module="m", nodes=nodes)
+    verdicts = {n.name: (n.lazy, n.reason and str(n.reason)) for s in plan.imports for n in s.names}
+    assert verdicts["Decimal"] == (False, "deferred-annotation")
+    assert verdicts["json"] == verdicts["colorsys"] == (True, None)
+    source = emit_cst(data, plan)
+    assert b"    from decimal import Decimal\n" in source
+    assert not re.search(rb"(?m)^\s*lazy (import|from) ", source)
+    assert ast.dump(compile(source, "m.py", "exec", ast.PyCF_ONLY_AST)) == \
+        ast.dump(emit(tree, plan, nodes))
