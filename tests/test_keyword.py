@@ -465,17 +465,19 @@ KEPT_EAGER = '''\
 import typing as t
 if t.TYPE_CHECKING:
     lazy from decimal import Decimal
-X: "Decimal" = None
 lazy import json, colorsys
 def f():
+    """>>> Decimal(1)
+    Decimal('1')
+    """
     return json, colorsys
 '''
 
 
 @pytest.mark.skipif(NATIVE, reason="3.15 keeps the statements as written")
 def test_explicit_import_the_rewrite_keeps_eager_loses_its_keyword():
-    """An explicit import the rewrite cannot defer (a module-level string annotation names
-    it) stays eager and, in ``rewrite``'s source as in the hook's tree, is a plain import:
+    """An explicit import the rewrite cannot defer (a doctest reads it: doctest copies
+    the module's namespace) stays eager and, in ``rewrite``'s source as in the hook's tree, is a plain import:
     the output compiles before 3.15, and both emitters make the same program."""
     from lazify._emit_ast import emit
     from lazify._emit_cst import emit_cst
@@ -486,7 +488,7 @@ def test_explicit_import_the_rewrite_keeps_eager_loses_its_keyword():
     tree = _sources.parse(data, "m.py")
     plan = plan_source(tree, data, "m.py", module="m", nodes=nodes)
     verdicts = {n.name: (n.lazy, n.reason and str(n.reason)) for s in plan.imports for n in s.names}
-    assert verdicts["Decimal"] == (False, "deferred-annotation")
+    assert verdicts["Decimal"] == (False, "doctest")
     assert verdicts["json"] == verdicts["colorsys"] == (True, None)
     source = emit_cst(data, plan)
     assert b"    from decimal import Decimal\n" in source
