@@ -95,7 +95,11 @@ def parse(data, path: str, optimize: int = -1, validate: bool = True) -> ast.Mod
         raise
     if future is not None:
         raise _future_error(future, lines, path)
-    _mark(tree, found, lines)
+    if not _mark(tree, found, lines):
+        # a ``lazy`` after a ``:`` that starts no block (``x: lazy import y``, ``lambda:
+        # lazy import y``): no statement; Python's own error for the source
+        _compile(data, path, optimize)
+        raise SyntaxError("invalid syntax", (path, 1, 1, lines[0] + "\n", 1, 1))
     _validate(tree, lambda: lines, path)
     return tree
 
@@ -189,9 +193,9 @@ def _byte_col(line: str, col: int) -> int:
     return col if head.isascii() else len(head.encode("utf-8", "surrogatepass"))
 
 
-def _mark(tree, found, lines) -> None:
+def _mark(tree, found, lines) -> bool:
     """Take out the ``0`` statements that stand for the keywords, and give each import
-    its start at ``lazy`` and ``is_lazy = 1``."""
+    its start at ``lazy`` and ``is_lazy = 1``; False when a keyword started no statement."""
     zeros = {(row, _byte_col(lines[row - 1], col)) for (row, col), _keyword in found}
     remaining = set(zeros)
     for node in ast.walk(tree):
@@ -202,14 +206,14 @@ def _mark(tree, found, lines) -> None:
             for i in range(len(body) - 1, -1, -1):
                 statement = body[i]
                 key = (getattr(statement, "lineno", None), getattr(statement, "col_offset", None))
-                if key in remaining and type(statement) is ast.Expr:
+                if key in remaining and type(statement) is ast.Expr \
+                        and type(statement.value) is ast.Constant:
                     nxt = body[i + 1]
                     nxt.lineno, nxt.col_offset = key
                     nxt.is_lazy = 1
                     remaining.discard(key)
                     del body[i]
-    if remaining:     # the tokenizer and the compiler disagree: a lazify bug
-        raise SyntaxError(f"lazify: could not place 'lazy' at {sorted(remaining)}")
+    return not remaining
 
 
 def _error(message, node, lines, path) -> SyntaxError:

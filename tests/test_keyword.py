@@ -117,6 +117,9 @@ PARSE_CASES = {
     "raise lazy from e\n": None,
     "x = lazy\nimport os\n": None,
     "x = (lazy\n, lazy)\nimport os\n": None,
+    # ``:`` that starts no block
+    "x: lazy import y\n": ("invalid syntax", 1, 9, 1, 15),
+    "f = lambda: lazy import y\n": ("invalid syntax", 1, 18, 1, 24),
 }
 
 
