@@ -379,14 +379,14 @@ def resolve_module(name: str, level: int, package: str) -> str:
     return f"{base}.{name}" if name else base
 
 
-#: the planner's rules that exist only because of the rewrite's generated code: with
-#: the native mechanism the interpreter reifies a lazy name wherever it is loaded
-#: (annotations evaluated later, doctest's copy of the globals, a class body reading
-#: a global it binds later), and the module never binds ``__lazy__``
 #: whether the interpreter reads PEP 810's ``lazy import`` (3.15+): then it defers
 #: those statements itself, whatever the mechanism; before 3.15 the rewrite does
 KEYWORD = "is_lazy" in ast.Import._fields
 
+#: the planner's rules that exist only because of the rewrite's generated code: with
+#: the native mechanism the interpreter reifies a lazy name wherever it is loaded
+#: (annotations evaluated later, doctest's copy of the globals, a class body reading
+#: a global it binds later), and the module never binds ``__lazy__``
 REWRITE_ONLY = frozenset({Reason.DEFERRED_ANNOTATION, Reason.DOCTEST, Reason.CLASS_SHADOW})
 
 
