@@ -1,4 +1,4 @@
-"""The ``lazify`` command line: ``check``, ``rewrite``, ``diff``, ``run``, ``compile``, ``report``.
+"""The ``lazify`` command line: ``check``, ``rewrite``, ``diff``, ``fix``, ``run``, ``compile``, ``report``.
 
 ``check`` never executes the code it reports on: it reads, parses and plans each file.
 ``lazify run`` imports this module before the program it runs, so everything that only
@@ -21,8 +21,8 @@ from typing import Sequence
 TAGS = {
     "explicit": (
         "explicit",
-        "a PEP 810 import written with its keyword (3.15+): the interpreter defers it, "
-        "and the rewrite leaves it as written",
+        "a PEP 810 import written with its keyword: deferred whatever the settings, on "
+        "3.15 by the interpreter, before 3.15 by lazify's import hook",
     ),
     "used-at-import": (
         "used-at-import(N)",
@@ -168,6 +168,20 @@ def _commands() -> tuple:
          [paths,
           (("--check",), {"metavar": "DIR", "default": None, "help": "compare with a reviewed tree"}),
           _SOURCE_MECHANISM_OPTION]),
+        ("fix", _cmd_fix,
+         "mark the safely lazy imports lazy in the source (PEP 810)",
+         "Rewrite files in place so that the imports `check` finds safely lazy (lazy, read "
+         "somewhere, not while the module is imported) are PEP 810 lazy imports: `lazy` "
+         "statements, or one __lazy_modules__ list that earlier Pythons ignore.",
+         [paths,
+          (("--style",), {"choices": ("keyword", "lazy-modules"), "default": "keyword",
+                          "help": "keyword: `lazy import` statements (3.15, or lazify); "
+                                  "lazy-modules: a __lazy_modules__ list (runs unchanged on "
+                                  "3.10-3.14) (default: keyword)"}),
+          (("--diff",), {"action": "store_true",
+                         "help": "print the change as a unified diff instead of writing it"}),
+          (("--excluding",), {"action": "append", "default": [], "metavar": "NAME",
+                              "help": "module whose own imports stay eager (repeatable)"})]),
         ("run", _cmd_run,
          "run a program with global lazy imports (the PEP's -L)",
          "Run a program as python would (-m MODULE, -c CODE, -, SCRIPT, or a console script "
@@ -581,6 +595,13 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     from lazify._diff import cmd_diff
 
     return cmd_diff(args)
+
+
+def _cmd_fix(args: argparse.Namespace) -> int:
+    """``lazify fix``: implemented in lazify._fix (libcst)."""
+    from lazify._fix import cmd_fix
+
+    return cmd_fix(args)
 
 
 # ------------------------------------------------------------------------ report

@@ -182,15 +182,22 @@ def _site_statements(node, site):
     if site.is_star:
         return [_call_statement(ep.STAR, [site.module_text], span), node]
     lazy = [(name.imported, name.asname) for name in site.names if name.lazy]
+    if not lazy:          # an explicit ``lazy import`` the rewrite keeps eager
+        node.is_lazy = 0
+        return [node]
     out = []
     eager = [alias for alias, name in zip(node.names, site.names) if not name.lazy]
     if eager:
         node.names = eager
+        if site.explicit:
+            node.is_lazy = 0      # (3.15) the names the rewrite keeps eager
         out.append(node)
     if site.kind == "import":
-        out.append(_call_statement(ep.IMPORT, lazy, span))
+        out.append(_call_statement(ep.EXPLICIT_IMPORT if site.explicit else ep.IMPORT,
+                                   lazy, span))
     else:
-        out.append(_call_statement(ep.FROM, [site.module_text, *lazy], span))
+        out.append(_call_statement(ep.EXPLICIT_FROM if site.explicit else ep.FROM,
+                                   [site.module_text, *lazy], span))
     return out
 
 

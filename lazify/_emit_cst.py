@@ -109,6 +109,12 @@ class _ByteColumns:
         return column if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
+#: libcst's import statements: PEP 810's ``lazy`` ones are nodes of their own
+_LAZY_IMPORTS = tuple(getattr(cst, name) for name in ("LazyImport", "LazyImportFrom")
+                      if hasattr(cst, name))
+_IMPORTS = (cst.Import, cst.ImportFrom, *_LAZY_IMPORTS)
+
+
 def _small(code: str):
     """Parse one generated small statement."""
     return cst.parse_statement(code + "\n").body[0]
@@ -327,7 +333,7 @@ class _Applier(cst.CSTTransformer):
         out = []
         for orig, upd in zip(originals, updateds):
             key = self.start(orig)
-            site = self.sites.get(key) if isinstance(orig, (cst.Import, cst.ImportFrom)) else None
+            site = self.sites.get(key) if isinstance(orig, _IMPORTS) else None
             new = [upd] if site is None else self.apply_site(key, site, upd)
             owner = self.before.get(key) if isinstance(orig, cst.AnnAssign) else None
             if owner is not None:
@@ -360,14 +366,19 @@ class _Applier(cst.CSTTransformer):
             return [_small(_call(ep.STAR, repr(site.module_text))), node]
         aliases = self._aliases_as_planned(key, site, node)
         lazy = [(n.imported, n.asname) for n in site.names if n.lazy]
+        if not lazy:
+            # an explicit ``lazy import`` the rewrite keeps eager: without its keyword
+            return [_plain(node)]
         module = None if site.kind == "import" else site.module_text
         args = map(repr, lazy if module is None else [module, *lazy])
-        call = _call(ep.IMPORT if module is None else ep.FROM, *args)
+        call = _call(_method(module, site.explicit), *args)
         kept = [a for a, n in zip(aliases, site.names) if not n.lazy]
         if not kept:
             if _spans_lines(node):
-                return [cst.Expr(_spread_call(node, module, lazy))]
+                return [cst.Expr(_spread_call(node, module, lazy, site.explicit))]
             return [_small(call)]
+        # the names the rewrite keeps eager of a ``lazy`` statement: a plain one
+        node = _plain(node)
         if isinstance(node, cst.ImportFrom) and node.lpar is not None:
             keep = [not n.lazy for n in site.names]
             return [_remove_parenthesized(node, keep), _small(call)]
@@ -596,7 +607,30 @@ def _code(node) -> str:
     return cst.Module(body=()).code_for_node(node)
 
 
-def _spread_call(node, module: str | None, lazy: list[tuple]):
+def _method(module, explicit) -> str:
+    """The registration for ``import`` (*module* None) or ``from module import``, of a
+    PEP 810 ``lazy`` statement when *explicit*."""
+    if explicit:
+        return ep.EXPLICIT_IMPORT if module is None else ep.EXPLICIT_FROM
+    return ep.IMPORT if module is None else ep.FROM
+
+
+def _plain(node):
+    """The import statement without PEP 810's ``lazy``."""
+    if not isinstance(node, _LAZY_IMPORTS):
+        return node
+    if isinstance(node, _LAZY_IMPORTS[0]):
+        return cst.Import(names=node.names, semicolon=node.semicolon,
+                          whitespace_after_import=node.whitespace_after_import)
+    return cst.ImportFrom(
+        module=node.module, names=node.names, relative=node.relative, lpar=node.lpar,
+        rpar=node.rpar, semicolon=node.semicolon,
+        whitespace_after_from=node.whitespace_after_from,
+        whitespace_before_import=node.whitespace_before_import,
+        whitespace_after_import=node.whitespace_after_import)
+
+
+def _spread_call(node, module: str | None, lazy: list[tuple], explicit: bool = False):
     """The registration call laid out like the multi-line import it replaces.
 
     Each argument takes the line break, indent and comment of the alias it stands for, so
@@ -620,8 +654,7 @@ def _spread_call(node, module: str | None, lazy: list[tuple]):
         args.append(cst.Arg(cst.parse_expression(repr(pair)), comma=alias.comma))
     if getattr(node, "rpar", None) is not None:
         args[-1] = args[-1].with_changes(whitespace_after_arg=node.rpar.whitespace_before)
-    method = ep.IMPORT if module is None else ep.FROM
-    func = cst.Attribute(value=cst.Name(ep.NAMESPACE), attr=cst.Name(method))
+    func = cst.Attribute(value=cst.Name(ep.NAMESPACE), attr=cst.Name(_method(module, explicit)))
     return cst.Call(func=func, args=args)
 
 

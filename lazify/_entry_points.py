@@ -17,6 +17,9 @@ NAMESPACE = "__lazy__"
 
 IMPORT = "__lazy_import__"
 FROM = "__lazy_from__"
+#: a PEP 810 ``lazy import`` / ``lazy from`` statement: lazy whatever the settings
+EXPLICIT_IMPORT = "__lazy_explicit_import__"
+EXPLICIT_FROM = "__lazy_explicit_from__"
 STAR = "__lazy_star__"
 CHAIN = "__lazy_chain__"
 ANNOTATED = "__lazy_annotated__"
@@ -46,6 +49,8 @@ NAMESPACE_READS = {
 METHODS = {
     IMPORT: "(dotted module, asname or None), ... for `import a.b, c as d`",
     FROM: "module text with its leading dots, (name, asname or None), ...",
+    EXPLICIT_IMPORT: "as IMPORT, for `lazy import a.b, c as d` (PEP 810)",
+    EXPLICIT_FROM: "as FROM, for `lazy from ..m import p` (PEP 810)",
     STAR: "module text with its leading dots, before `from m import *`",
     CHAIN: "nothing, after a statement that binds __getattr__ or __dir__",
     ANNOTATED: "lazy names, as a function's innermost decorator",

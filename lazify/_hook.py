@@ -41,6 +41,9 @@ IMPORTLIB_LIBRARIES = ("importlib.metadata", "importlib.resources")
 #: when the hook is installed (None until then)
 _PLAIN = None
 
+#: whether the interpreter reads PEP 810's ``lazy import`` itself (3.15+)
+_NATIVE_KEYWORD = _mode.NATIVE_AVAILABLE
+
 #: environment switches, read once (LAZIFY_STRICT is read when it matters)
 _DEBUG = _mode.env_flag("LAZIFY_DEBUG")
 
@@ -188,9 +191,21 @@ def _transform(data: bytes, path: str, fullname: str, is_package: bool, optimize
         _state.busy = busy
 
 
+_BYTES_WARNING = sys.flags.bytes_warning
+
+#: get_code: the plain compile raised a SyntaxError
+_UNREAD = object()
+
+
 def _opts_in(code) -> bool:
     """Whether module-level code names ``__lazy_modules__`` (PEP 810's opt-in)."""
-    return "__lazy_modules__" in code.co_names or "__lazy_modules__" in code.co_consts
+    if "__lazy_modules__" in code.co_names:
+        return True
+    if not _BYTES_WARNING:
+        return "__lazy_modules__" in code.co_consts
+    # under ``python -b``/``-bb`` comparing the name with a bytes constant is a
+    # BytesWarning (an error with -bb)
+    return any(type(const) is str and const == "__lazy_modules__" for const in code.co_consts)
 
 
 #: lazify's own directory: its frames are left out of an error's traceback
@@ -323,11 +338,21 @@ class LazifyLoader(SourceFileLoader):
 
         A module that global mode leaves alone (lazy imports disabled, or the
         module excluded) gets CPython's own code and pyc, unless it opts in
-        with ``__lazy_modules__`` (PEP 810).
+        with ``__lazy_modules__`` or, before 3.15, ``lazy import`` statements (PEP 810).
         """
         wanted = self.wanted if self.wanted is not None else _wanted(fullname)
         if _never(fullname) or not wanted:
-            plain = SourceFileLoader(fullname, self.path).get_code(fullname)
+            try:
+                plain = SourceFileLoader(fullname, self.path).get_code(fullname)
+            except SyntaxError:
+                # Before 3.15, PEP 810's ``lazy import`` is one (lazify._keyword):
+                # the rewrite reads it, or raises the error again (outside this
+                # handler: not chained to this one)
+                if _NATIVE_KEYWORD or _never(fullname):
+                    raise
+                plain = _UNREAD
+            if plain is _UNREAD:
+                return self._lazy_code(fullname)
             # A module that binds __lazy_modules__ at module level has the
             # name in co_names (or in co_consts: globals()["__lazy_modules__"]);
             # checking the plain code needs no second read of the source.
@@ -383,6 +408,8 @@ class LazifyLoader(SourceFileLoader):
         return code
 
     def _lazy_code(self, fullname):
+        if _NATIVE_KEYWORD and _cache.mechanism() == "native":
+            _mode._native_modules.add(fullname)
         source_path = self.get_filename(fullname)
         st = None
         try:

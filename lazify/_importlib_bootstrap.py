@@ -665,6 +665,10 @@ class _ModuleState(_PackageSubmodules):
     guarded = None
     #: fallback names whose _Unbound descriptor is on the class
     unbound = _EMPTY
+    #: a PEP 810 ``lazy`` statement is registering its names: lazy whatever the
+    #: settings, and a missing package raises where the name is first used, as 3.15
+    #: defers such a statement (``__lazy_explicit_import__``)
+    explicit = False
 
     #: the module's ``__lazy__`` (set by __lazy_module__, which makes it)
     instance = None
@@ -683,6 +687,8 @@ class _ModuleState(_PackageSubmodules):
 
     def lazy_for(self, entry) -> bool:
         """Lazy or eager, decided when the statement executes."""
+        if self.explicit:
+            return True
         explicit = self.namespace.get("__lazy_modules__")
         if explicit is not None:
             target = entry.absolute(self.package)
@@ -821,7 +827,8 @@ class _ModuleState(_PackageSubmodules):
                     self._forget_unbound(bound)
                 return
         if existing is None:
-            if not entry.level and entry.module.partition(".")[0] not in sys.modules:
+            if not entry.level and not self.explicit \
+                    and entry.module.partition(".")[0] not in sys.modules:
                 _check_found(self, entry)
             if not pending:
                 _track(_pending_states, self)
@@ -1524,6 +1531,32 @@ class _Namespace(tuple if _TUPLE_LAYOUT else object):
         frame = sys._getframe(1)
         for attr, asname in aliases:
             state.register_from(name, level, attr, asname, frame, shared)
+
+    def __lazy_explicit_import__(self, *aliases):
+        """``lazy import a.b, c as d`` (PEP 810, parsed by lazify before 3.15):
+        lazy whatever the settings (:attr:`_ModuleState.explicit`)."""
+        state = self.__lazify_state__
+        frame = sys._getframe(1)
+        state.explicit = True
+        try:
+            for module, asname in aliases:
+                state.register_import(module, asname, frame)
+        finally:
+            state.explicit = False
+
+    def __lazy_explicit_from__(self, module, *aliases):
+        """``lazy from ..m import p, q as r``, as :meth:`__lazy_explicit_import__`."""
+        state = self.__lazify_state__
+        name = module.lstrip(".")
+        level = len(module) - len(name)
+        shared = [None] if len(aliases) > 1 else None
+        frame = sys._getframe(1)
+        state.explicit = True
+        try:
+            for attr, asname in aliases:
+                state.register_from(name, level, attr, asname, frame, shared)
+        finally:
+            state.explicit = False
 
     def __lazy_annotated__(self, *names):
         """Innermost decorator of a function whose annotations name lazy imports."""

@@ -154,6 +154,11 @@ def excluded(name: str) -> bool:
     return known
 
 
+#: modules whose code the import hook made for the native mechanism: their ``lazy``
+#: statements are lazify's, eager when lazify is off or the module is excluded
+#: (any other module's are the program's own)
+_native_modules = set()
+
 #: importers whose lazy imports of a module already loaded are lazy as written
 #: (lazify on, not excluded): the filter's first test, one lookup each.  Emptied
 #: when the settings change
@@ -170,6 +175,10 @@ def _lazy_imports_filter(importer, name, fromlist):
         if name in _modules:
             return True
     elif excluded(importer or "") or not _settings.enabled:
+        if importer not in _native_modules:
+            # the program's own ``lazy`` statement (the hook compiled no lazy ones
+            # there): lazy, as PEP 810's "normal" mode has it
+            return True
         # lazy only where the module opts in with PEP 810's __lazy_modules__, as the
         # rewrite's runtime decides (_ModuleState.lazy_for)
         module = sys.modules.get(importer)
@@ -336,8 +345,10 @@ _machinery_files = {}
 #: the id stays its own
 _code_ranges = {}
 #: id(frame) of a module body under the native mechanism -> (id of its globals,
-#: id of its code, whether it is guarded); a few are kept, never more.  Ids, not
-#: the objects: a new container holding a module's globals makes the cyclic GC
+#: its code, whether it is guarded); a few are kept, never more.  The code is kept
+#: so that its id stays its own (a guarded module that failed is freed, and the next
+#: module's frame and globals may get its addresses); the globals' id, not the
+#: object: a new container holding a module's globals makes the cyclic GC
 #: (3.14's incremental one above all) walk the whole module again, which
 #: measured as 3 M instructions for black's start-up
 _native_guarded = {}
@@ -490,7 +501,7 @@ def _known_guarded(frame):
     if _settings.mechanism != "native":
         return False
     known = _native_guarded.get(id(frame))
-    if known is not None and known[0] == id(frame.f_globals) and known[1] == id(frame.f_code):
+    if known is not None and known[0] == id(frame.f_globals) and known[1] is frame.f_code:
         return known[2]
     return None
 
@@ -502,7 +513,7 @@ def _keep_guarded(frame, guarded) -> None:
         return
     if len(_native_guarded) >= _NATIVE_GUARDED_KEPT:
         _native_guarded.clear()
-    _native_guarded[id(frame)] = (id(frame.f_globals), id(frame.f_code), guarded)
+    _native_guarded[id(frame)] = (id(frame.f_globals), frame.f_code, guarded)
 
 
 def machinery_file(filename) -> None:

@@ -46,8 +46,9 @@ class ImportedName:
     #: lazy, and named in deferred annotations of functions, classes or (3.14+)
     #: the module: it is imported when those annotations are read
     in_annotations: bool = False
-    #: a PEP 810 ``lazy import`` (3.15+): lazy because the source says so; the
-    #: interpreter defers it, the rewrite leaves the statement alone
+    #: a PEP 810 ``lazy import``: lazy because the source says so.  On 3.15 the
+    #: statement is left to the interpreter; before 3.15 (:mod:`lazify._keyword`) the
+    #: rewrite registers its names as lazy whatever the settings
     explicit: bool = False
     #: lazy, and imported when one of these functions reads the module's
     #: namespace (``globals()``, ``eval``, ...): ``(function, line)`` pairs
@@ -99,15 +100,19 @@ class ImportSite:
 
     @property
     def any_lazy(self) -> bool:
-        """Whether the rewrite registers some of its names (never for an explicit
-        ``lazy import``: it stays as written)."""
+        """Whether the native mechanism marks some of its names ``lazy`` (never for an
+        explicit ``lazy import``: it stays as written)."""
         return not self.explicit and any(n.lazy for n in self.names)
 
     @property
     def rewritten(self) -> bool:
-        """Whether the emitters replace the statement: it registers lazy names, or
-        it is a star import (which first imports the pending names it copies)."""
-        return self.any_lazy or self.is_star
+        """Whether the rewrite replaces the statement: it registers lazy names, or it
+        is a star import (which first imports the pending names it copies), or, before
+        3.15, an explicit ``lazy import`` (which loses its keyword, even where the
+        rewrite keeps its names eager)."""
+        if self.explicit:
+            return not KEYWORD
+        return any(n.lazy for n in self.names) or self.is_star
 
 
 @record
@@ -302,10 +307,11 @@ class Plan:
 
     @property
     def lazy_names(self) -> frozenset[str]:
-        """The names the rewrite registers (explicit ``lazy import`` names are
-        the interpreter's)."""
+        """The names the rewrite registers (for the native mechanism, explicit
+        ``lazy import`` names are the interpreter's)."""
+        left = self.mechanism == "native" or KEYWORD
         return frozenset(n.name for s in self.imports for n in s.names
-                         if n.lazy and not n.explicit)
+                         if n.lazy and not (left and n.explicit))
 
 
 class EmitError(Exception):
@@ -383,6 +389,10 @@ def resolve_module(name: str, level: int, package: str) -> str:
     return f"{base}.{name}" if name else base
 
 
+#: whether the interpreter reads PEP 810's ``lazy import`` (3.15+): then it defers
+#: those statements itself, whatever the mechanism; before 3.15 the rewrite does
+KEYWORD = "is_lazy" in ast.Import._fields
+
 #: the planner's rules that exist only because of the rewrite's generated code: with
 #: the native mechanism the interpreter reifies a lazy name wherever it is loaded
 #: (annotations evaluated later, doctest's copy of the globals, a class body reading
@@ -444,7 +454,7 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
         imports = tuple(_verdicts(facts, fact, readers, native) if _is_future(fact.node)
                         else site for fact, site in zip(facts.sites, imports))
     lazy_names = frozenset(n.name for site in imports for n in site.names
-                           if n.lazy and not n.explicit)
+                           if n.lazy and not ((native or KEYWORD) and n.explicit))
     deferred, deferred_loads = ((), frozenset()) if native else _deferred(facts, imports, lazy_names)
     if deferred_loads:
         # their reads no longer run at import time (the verdicts stay the same)
@@ -483,8 +493,12 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
     fallback_names = tuple(sorted(
         name for name in lazy_names
         if name in _BUILTIN_NAMES or name not in unconditional))
-    rewrite = not facts.excluded and not facts.uses_reserved \
-        and bool(lazy_names or any(site.is_star for site in imports) or is_package)
+    # an excluded module's explicit ``lazy`` statements are lazy all the same: the
+    # module is rewritten for them (its other imports stay eager)
+    rewrite = (not facts.excluded or any(s.explicit and s.rewritten for s in imports)) \
+        and not facts.uses_reserved \
+        and bool(lazy_names or any(site.is_star or site.rewritten for site in imports)
+                 or is_package)
     if not rewrite:
         return Plan(module=module, is_package=is_package, imports=imports, references=(),
                     chain_after=(), header_index=header_index,
@@ -534,7 +548,7 @@ def _deferred(facts: ModuleFacts, imports, lazy_names) -> tuple:
     # names that keep their value: lazy names registered unconditionally, eager
     # imports bound nowhere else
     stable = {n.name for fact, site in zip(facts.sites, imports) for n in site.names
-              if n.name in unconditional and not n.explicit
+              if n.name in unconditional and not (n.explicit and KEYWORD)
               and n.name not in facts.module_rebinds and n.name not in facts.multiply_bound
               and (n.lazy or fact.context is None)}
     items = []
@@ -720,8 +734,10 @@ def _verdicts(facts: ModuleFacts, site, readers, native=False,
     run at import time)."""
     node = site.node
     is_from = isinstance(node, ast.ImportFrom)
-    # PEP 810 (3.15+): the interpreter defers it whatever lazify would say
+    # PEP 810: lazy whatever lazify would say; on 3.15 the interpreter's, before 3.15
+    # the rewrite's (which keeps eager only what it cannot defer transparently)
     explicit = bool(getattr(node, "is_lazy", 0))
+    left = native or (explicit and KEYWORD)
     readers_all, readers_of = readers
     names = []
     for bound, imported, asname, _signature in site.bindings:
@@ -731,9 +747,11 @@ def _verdicts(facts: ModuleFacts, site, readers, native=False,
             target = imported
         unused = (bound not in facts.global_loads and bound not in facts.annotation_names
                   and bound not in facts.exported)
-        reason = None if explicit else (
-            _reason(facts, site, bound, target, native, futures)
-            or _hazard(facts, site, bound, imported, target, unused))
+        if explicit:
+            reason = None if left else _rewrite_limit(facts, bound)
+        else:
+            reason = (_reason(facts, site, bound, target, native, futures)
+                      or _hazard(facts, site, bound, imported, target, unused))
         if reason is None and native and not explicit and (
                 readers_all or bound in readers_of):
             # a function reads the module's namespace (globals()[name], eval): there
@@ -744,7 +762,7 @@ def _verdicts(facts: ModuleFacts, site, readers, native=False,
         at_import = [ld.node.lineno for ld in loads
                      if ld.at_import and id(ld.node) not in deferred_loads]
         resolved_by = ()
-        if lazy and not explicit and not native and (readers_all or bound in readers_of):
+        if lazy and not left and (readers_all or bound in readers_of):
             resolved_by = tuple(sorted(
                 {**readers_all, **readers_of.get(bound, {})}.items(),
                 key=lambda item: (item[1], item[0])))
@@ -754,7 +772,7 @@ def _verdicts(facts: ModuleFacts, site, readers, native=False,
             # a __future__ import's feature is the compiler's (the hook passes its flag):
             # nothing that importing does is lost
             unused=lazy and unused and not resolved_by and target != "__future__",
-            in_annotations=lazy and not explicit and not native
+            in_annotations=lazy and not left
             and (bound in facts.annotation_names
                  or any(id(ld.node) in deferred_loads for ld in loads)),
             explicit=explicit, resolved_by=resolved_by))
@@ -784,6 +802,20 @@ def _rebound(facts: ModuleFacts, site, bound) -> bool:
                     and not exclusive(branch, other):
                 return True
     return False
+
+
+def _rewrite_limit(facts: ModuleFacts, bound):
+    """Why the rewrite keeps an explicit ``lazy import`` name eager, or None: where
+    it cannot defer a name transparently (3.15 defers it there)."""
+    if facts.uses_reserved:
+        return Reason.RESERVED_NAME
+    if bound in facts.eager_annotation_names:
+        return Reason.DEFERRED_ANNOTATION
+    if bound in facts.doctest_names:
+        return Reason.DOCTEST
+    if bound in facts.class_shadow:
+        return Reason.CLASS_SHADOW
+    return None
 
 
 def _reason(facts: ModuleFacts, site, bound, target, native=False, futures=frozenset()):

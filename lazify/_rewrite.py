@@ -49,7 +49,9 @@ def rewrite_code(source, path: str, *, module: str = "", is_package: bool = Fals
     if collecting:
         gc.disable()
     try:
-        tree = parse(source, path, optimize)
+        # the native mechanism's compile() raises 3.15's errors for a misplaced
+        # ``lazy`` statement itself
+        tree = parse(source, path, optimize, validate=mechanism != "native")
         nodes = {}
         plan = plan_source(tree, source, path, module=module, is_package=is_package,
                            mechanism=mechanism, future_flags=True, nodes=nodes)

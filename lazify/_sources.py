@@ -2,9 +2,9 @@
 
 ``check``, ``rewrite``/``diff`` and ``compile`` find files, name modules and read sources
 here, so they agree on what a tree holds; the import hook's pipeline (:mod:`lazify._rewrite`)
-takes its parse and the extension-module fact from here too.  A leaf: nothing of lazify's
-is imported but the settings, inside :func:`excluding_for`, and :mod:`lazify._os`; the rewriter may import it
-(only ``ast`` and start-up modules).
+takes its parse and the extension-module fact from here too.  Nothing of lazify's is
+imported but :mod:`lazify._keyword`, :mod:`lazify._os` and the settings, inside
+:func:`excluding_for`; the rewriter may import it (only ``ast`` and start-up modules).
 """
 
 import _io
@@ -13,6 +13,8 @@ import io
 import os
 
 from . import _os
+from . import _keyword
+from ._keyword import mentions
 
 #: Directory names never descended into when walking a tree (hidden directories, such as
 #: ``.git`` and ``.tox``, are skipped too); a package of one of these names is code.
@@ -243,12 +245,17 @@ def _type_checking(test) -> bool:
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def parse(data, path: str, optimize: int = -1) -> ast.Module:
+def parse(data, path: str, optimize: int = -1, validate: bool = True) -> ast.Module:
     """The module's ``ast``, parsed as ``compile()`` parses it.
 
     On the bytes: the coding cookie, BOM and every error are exactly ``compile()``'s, so
-    a file that fails here is a file Python cannot import either.
+    a file that fails here is a file Python cannot import either.  A source with PEP
+    810's ``lazy import`` statements gives 3.15's tree on every Python
+    (:mod:`lazify._keyword`): its imports have ``is_lazy``; ``validate``: with 3.15's
+    errors for such a statement where it is not allowed (see :func:`lazify._keyword.parse`).
     """
+    if mentions(data):
+        return _keyword.parse(data, path, optimize, validate)
     return compile(data, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True, optimize=optimize)
 
 
