@@ -59,7 +59,7 @@ import sys, marshal
 with open(sys.argv[1], "rb") as f:
     job = marshal.load(f)
 import lazify
-lazify.install(enabled=job["enabled"], mechanism=job["mechanism"])
+lazify.install(enabled=job["enabled"], mechanism=job["mechanism"], excluding=job["excluding"])
 if job["module"] in sys.modules:
     print(repr(("skip", "imported before the hook")))
     raise SystemExit(0)
@@ -190,8 +190,12 @@ def compare(path: str, module: str, enabled: bool = True, mechanism: str = "rewr
     sites, verdicts = expected(result)
     if not sites:
         return "skip: no module-level import", [], 0
+    # the settings check applied (the project's [tool.lazify]): what `lazify enable`
+    # records for the environment; install() itself never reads the working directory
+    from lazify._sources import excluding_for
+
     job = {"module": module, "file": path, "enabled": enabled, "mechanism": mechanism,
-           "sites": sites}
+           "sites": sites, "excluding": list(excluding_for(path))}
     with tempfile.NamedTemporaryFile("wb", suffix=".marshal", delete=False) as f:
         marshal.dump(job, f)
     try:
