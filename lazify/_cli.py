@@ -382,21 +382,21 @@ def _check_file(path: str, excluding, strict: bool, mechanism: str = "rewrite",
         opted = _check.lazy_modules(tree, module,
                                     module if is_package else module.rpartition(".")[0])
         excluded = _check.is_excluded(module, excluding)
-        # natively lazify's filter decides the source's own `lazy` statements too
-        native = mechanism == "native"
+        # the source's own `lazy` statements stay lazy on either mechanism (PEP 810:
+        # explicit imports are lazy whatever lazify's settings; the filter lets them be)
         reason = Reason.EXCLUDED if excluded else Reason.NOT_OPTED_IN
         if opted is not None and (excluded or not enabled):
             # the hook rewrites a module that opts in, excluded or not, and the
             # runtime defers the imports of the modules it names
             plan = plan_source(tree, data, path, module=module, is_package=is_package,
                                excluding=None, mechanism=mechanism, future_flags=True)
-            sites = _check.restrict(plan.imports, opted, reason, native)
+            sites = _check.restrict(plan.imports, opted, reason)
         else:
             plan = plan_source(tree, data, path, module=module, is_package=is_package,
                                excluding=excluding, mechanism=mechanism, future_flags=True)
             sites = plan.imports
-            if not enabled or (excluded and native):
-                sites = _check.restrict(sites, None, reason, native)
+            if not enabled:
+                sites = _check.restrict(sites, None, reason)
         if module and _check.never_rewritten(module):
             sites = _check.restrict(sites, None, Reason.MACHINERY)
         elif mechanism == "rewrite":

@@ -165,11 +165,11 @@ def test_machinery_modules_are_reported_eager():
 
 
 @pytest.mark.skipif(sys.version_info < (3, 15), reason="PEP 810's lazy import is 3.15 syntax")
-@pytest.mark.parametrize("mechanism, verdict", [("native", "eager"), ("rewrite", "lazy")])
+@pytest.mark.parametrize("mechanism, verdict", [("native", "lazy"), ("rewrite", "lazy")])
 def test_explicit_lazy_import_with_global_mode_off(tmp_path, mechanism, verdict):
-    """With global mode off, the native mechanism's filter makes the source's own `lazy
-    import` eager too (set_lazy_imports(False) does the same); the rewrite leaves it to
-    the interpreter, which defers it."""
+    """With global mode off, the source's own `lazy import` stays lazy on both mechanisms
+    (PEP 810: explicit imports are lazy whatever lazify's settings; the native
+    mechanism's filter lets them be, the rewrite leaves them to the interpreter)."""
     _tree(tmp_path, {"app/__init__.py": "", "app/one.py": "ONE = 1\n",
                      "app/main.py": "lazy import app.one\n\ndef f():\n    return app.one\n"})
     (tmp_path / "pyproject.toml").write_text("[tool.lazify]\nenabled = false\n")
