@@ -1,6 +1,11 @@
 """lazify: PEP 690 lazy imports on stock CPython.
 
 The public API only; everything else lives in private modules.
+
+PYTEST_DONT_REWRITE: the pytest11 entry point (``pytest_lazify``) makes pytest mark this
+distribution's packages for assertion rewriting; lazify has no test asserts, and under
+``lazify run -m pytest`` or ``LAZIFY=1`` it is imported before pytest starts, which pytest
+would otherwise warn about (an error under ``-W error``).
 """
 
 from ._mode import DEFAULT_EXCLUDING as DEFAULT_EXCLUDING
