@@ -848,13 +848,7 @@ def _reason(facts: ModuleFacts, site, bound, target, native=False, futures=froze
         return Reason.SELF_IMPORT
     if native:
         return None
-    if bound in facts.eager_annotation_names:
-        return Reason.DEFERRED_ANNOTATION
-    if bound in facts.doctest_names:
-        return Reason.DOCTEST
-    if bound in facts.class_shadow:
-        return Reason.CLASS_SHADOW
-    return None
+    return _rewrite_limit(facts, bound)   # uses_reserved was answered above
 
 
 #: dunders with a meaning to the interpreter, the import system, the standard library

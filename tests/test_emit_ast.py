@@ -447,7 +447,8 @@ def test_hook_falls_back_when_the_plan_does_not_fit(tmp_path):
     assert lines[0] == "1 False False", proc.stderr
     assert lines[1] == "0"          # said on stderr, not warned (lazify._diagnostics)
     said = proc.stderr.splitlines()
-    assert len(said) == 1 and said[0].startswith("lazify: could not rewrite module 'mod'")
+    assert len(said) == 1 and said[0].startswith("lazify: could not rewrite module 'mod'"), \
+        proc.stderr
     assert "EmitError" in said[0] and "no node for Reference(name='json'" in said[0]
     strict = run_python(code, cwd=tmp_path)
     assert strict.returncode != 0 and "EmitError" in strict.stderr
