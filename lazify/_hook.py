@@ -334,6 +334,13 @@ class LazifyLoader(SourceFileLoader):
             return False
 
     def _get_code(self, fullname):
+        """Return the module's code (:meth:`_code`); the module being executed gets
+        CPython's own loader back (:func:`_hand_back`)."""
+        code = self._code(fullname)
+        _hand_back(fullname, self)
+        return code
+
+    def _code(self, fullname):
         """Return the module's code: lazify's cache, else read, rewrite and cache.
 
         A module that global mode leaves alone (lazy imports disabled, or the
@@ -493,6 +500,25 @@ def _at_exit(pid):
         pass                             # nothing of this may disturb the exit
     finally:
         _state.busy = busy
+
+
+def _hand_back(fullname, loader):
+    """Make the module being executed name CPython's ``SourceFileLoader`` as its
+    ``__loader__`` and ``__spec__.loader``, as it would without lazify: programs look
+    loaders up by exact type (distlib's resource finders, pip's vendored copy among
+    them: ``Unable to locate finder``). Its code is chosen by now; what else a module
+    asks its loader (source, data, resources, is_package) is CPython's own anyway."""
+    module = sys.modules.get(fullname)
+    spec = getattr(module, "__spec__", None)
+    if spec is None or spec.loader is not loader:
+        return
+    try:
+        plain = SourceFileLoader(loader.name, loader.path)
+        spec.loader = plain
+        if module.__dict__.get("__loader__") is loader:
+            module.__loader__ = plain
+    except Exception:
+        pass
 
 
 def _record_cached(fullname, loader, used):

@@ -319,18 +319,23 @@ def run_source(source, filename: str, argv, *, rewrite: bool) -> int:
 
 
 def _register_source(exc, source, filename) -> None:
-    """Let the traceback show the lines of ``-c`` code, as python does on 3.13+ (linecache keeps such source by code object); on the error path only."""
-    linecache = sys.modules.get("linecache")
-    if linecache is None or not hasattr(linecache, "_register_code"):
-        if sys.version_info < (3, 13):
-            return
-        import linecache
+    """Let the traceback show the lines of ``-c`` code, as python does on 3.13+; on the
+    error path only. 3.14+ keeps such source by code object (``_register_code`` walks the
+    nested code), 3.13.0 by the file name ``<string>``."""
+    if sys.version_info < (3, 13):
+        return
+    import linecache
+
+    if isinstance(source, bytes):
+        source = source.decode("utf-8", "replace")
+    if not hasattr(linecache, "_interactive_cache"):
+        linecache.cache[filename] = (
+            len(source), None, [line + "\n" for line in source.splitlines()], filename)
+        return
     tb = exc.__traceback__
     while tb is not None:
         code = tb.tb_frame.f_code
         if code.co_filename == filename and code.co_name == "<module>":
-            if isinstance(source, bytes):
-                source = source.decode("utf-8", "replace")
             try:
                 linecache._register_code(code, source, filename)
             except Exception:

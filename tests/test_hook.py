@@ -11,6 +11,7 @@ from __future__ import annotations
 import glob
 import importlib
 import importlib.machinery
+import inspect
 import os
 import sys
 import textwrap
@@ -55,9 +56,17 @@ def lazify_pycs(root):
     return sorted(os.path.relpath(p, root) for p in glob.glob(pattern, recursive=True))
 
 
+def loaded(module):
+    """Its loader's class, ``+lazify`` when its code came from lazify's cache (the loader
+    is CPython's own either way: :func:`lazify._hook._hand_back`)."""
+    cached = os.path.basename(getattr(module.__spec__, "cached", None) or "")
+    return type(module.__loader__).__name__ + ("+lazify" if ".opt-lazify" in cached else "")
+
+
 def run(code, cwd, *args, env=None, check=True):
-    """Run code in a child with the hook installed first; LAZIFY_DEBUG on."""
-    prelude = "import lazify; lazify.install()\n"
+    """Run code in a child with the hook installed first (and :func:`loaded`); LAZIFY_DEBUG on."""
+    prelude = ("import lazify; lazify.install()\n"
+               + "import os\n" + textwrap.dedent(inspect.getsource(loaded)))
     # the per-user fallback of a stdlib module must not land in the real ~/.cache
     xdg = os.path.join(os.path.dirname(os.path.abspath(cwd)), ".xdg")
     extra = {"LAZIFY_DEBUG": "1", "XDG_CACHE_HOME": xdg, **(env or {})}
@@ -79,7 +88,7 @@ def tree(tmp_path):
 def test_second_start_reads_the_cache_and_parses_nothing(tree):
     code = """
         import sys, mod
-        assert type(mod.__loader__).__name__ == "LazifyLoader", mod.__loader__
+        assert loaded(mod) == "SourceFileLoader+lazify", mod.__loader__
         assert lazify.is_lazy_import(vars(mod), "json")
         print(mod.dumps([1]))
         print(mod.__spec__.cached)
@@ -330,11 +339,11 @@ def test_foreign_loader_subclass_passes_through(tree):
 
         sys.meta_path.insert(1, ToolFinder())  # after lazify, before PathFinder
         import mod, pkg.sub
-        print(type(mod.__loader__).__name__, type(pkg.sub.__loader__).__name__)
+        print(loaded(mod), loaded(pkg.sub))
         print(lazify.is_lazy_import(vars(mod), "json"))
     """
     proc = run(code, tree)
-    assert proc.stdout.splitlines() == ["ToolLoader LazifyLoader", "False"]
+    assert proc.stdout.splitlines() == ["ToolLoader SourceFileLoader+lazify", "False"]
     assert "lazify: not lazified mod: loaded by __main__.ToolLoader" in debug_lines(proc)
 
 
@@ -359,10 +368,10 @@ def test_finder_appended_after_path_finder_is_used(tmp_path):
 
         sys.meta_path.append(EditableFinder)
         import edmod
-        print(type(edmod.__loader__).__name__, lazify.is_lazy_import(vars(edmod), "json"), EditableFinder.calls)
+        print(loaded(edmod), lazify.is_lazy_import(vars(edmod), "json"), EditableFinder.calls)
     """
     proc = run(code, cwd)
-    assert proc.stdout.strip() == "LazifyLoader True 1"
+    assert proc.stdout.strip() == "SourceFileLoader+lazify True 1"
 
 
 def test_zip_import_passes_through(tmp_path):
@@ -373,7 +382,7 @@ def test_zip_import_passes_through(tmp_path):
         import sys
         sys.path.insert(0, {str(archive)!r})
         import zmod
-        print(type(zmod.__loader__).__name__, zmod.dumps(2), lazify.is_lazy_import(vars(zmod), "json"))
+        print(loaded(zmod), zmod.dumps(2), lazify.is_lazy_import(vars(zmod), "json"))
     """
     proc = run(code, tmp_path)
     assert proc.stdout.strip() == "zipimporter 2 False"
@@ -396,7 +405,7 @@ def test_stock_loaders_pass_through(tmp_path):
         ext = __import__(ext)
         for m in (orphan, nspkg, ext, sys, zipimport):
             print(m.__name__, type(m.__spec__.loader).__name__)
-        print(type(nspkg.inner.__loader__).__name__)
+        print(loaded(nspkg.inner))
     """
     proc = run(code, root)
     out = proc.stdout.splitlines()
@@ -405,7 +414,7 @@ def test_stock_loaders_pass_through(tmp_path):
     assert out[2].split()[1] == "ExtensionFileLoader", out[2]
     assert out[3] == "sys type"  # BuiltinImporter, a class
     assert out[4] == "zipimport type"  # FrozenImporter
-    assert out[5] == "LazifyLoader"  # a module inside a namespace package is an ordinary one
+    assert out[5] == "SourceFileLoader+lazify"  # a module inside a namespace package is an ordinary one
     assert not [line for line in debug_lines(proc) if "not lazified" in line]
 
 
@@ -461,8 +470,8 @@ def test_resources_pkgutil_getsource_on_a_rewritten_module(tmp_path):
     code = """
         import importlib.resources, inspect, pkgutil, traceback
         import rpkg, rpkg.mod
-        assert type(rpkg.__loader__).__name__ == "LazifyLoader"
-        assert type(rpkg.mod.__loader__).__name__ == "LazifyLoader"
+        assert loaded(rpkg) == "SourceFileLoader+lazify"
+        assert loaded(rpkg.mod) == "SourceFileLoader+lazify"
         assert lazify.is_lazy_import(vars(rpkg.mod), "json")
         print(importlib.resources.files("rpkg").joinpath("data.txt").read_text().strip())
         print(pkgutil.get_data("rpkg", "data.txt").decode().strip())
@@ -495,7 +504,7 @@ def test_threads_importing_on_a_cold_cache(tmp_path):
         def work(i):
             start.wait()
             module = __import__(f"m{i}")
-            results[i] = (type(module.__loader__).__name__, module.dumps(i))
+            results[i] = (loaded(module), module.dumps(i))
 
         threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
         for t in threads:
@@ -505,7 +514,7 @@ def test_threads_importing_on_a_cold_cache(tmp_path):
         print(sorted(results.items()))
     """
     proc = run(code, root)
-    assert proc.stdout.strip() == repr([(i, ("LazifyLoader", str(i))) for i in range(8)])
+    assert proc.stdout.strip() == repr([(i, ("SourceFileLoader+lazify", str(i))) for i in range(8)])
     assert {f"lazify: compiled m{i}" for i in range(8)} <= set(debug_lines(proc))
 
 
@@ -577,7 +586,7 @@ def test_in_process_import_reload_and_spec(isolated_imports):
     import lzmod
 
     spec = lzmod.__spec__
-    assert type(spec.loader) is _hook.LazifyLoader
+    assert loaded(lzmod) == "SourceFileLoader+lazify" and spec.loader is lzmod.__loader__
     assert spec.origin == str(isolated_imports / "lzmod.py")
     assert spec.cached == _cache.cache_path(spec.origin)
     assert "__pycache__" in spec.cached
@@ -587,14 +596,14 @@ def test_in_process_import_reload_and_spec(isolated_imports):
     assert "lzdep" in sys.modules
     reloaded = importlib.reload(lzmod)
     assert reloaded is lzmod
-    assert type(lzmod.__loader__) is _hook.LazifyLoader
+    assert loaded(lzmod) == "SourceFileLoader+lazify"
 
     import lzpkg.a
 
     assert lzpkg.__spec__.submodule_search_locations == [str(isolated_imports / "lzpkg")]
     assert lzpkg.__spec__.loader.is_package("lzpkg")
     assert lzpkg.a.dumps(1) == "1"
-    assert type(sys.modules["lzdep"].__loader__) is _hook.LazifyLoader
+    assert loaded(sys.modules["lzdep"]) == "SourceFileLoader+lazify"
 
 
 def test_finder_asks_each_later_finder_once(isolated_imports):
@@ -638,7 +647,7 @@ def test_a_missing_module_is_searched_once_per_failed_import(isolated_imports):
     importlib.invalidate_caches()
     import lzlater
 
-    assert type(lzlater.__loader__) is _hook.LazifyLoader
+    assert loaded(lzlater) == "SourceFileLoader+lazify"
     assert _mode.is_lazy_import(vars(lzlater), "lzdep")
 
 
@@ -695,7 +704,7 @@ def test_a_module_found_on_a_new_path_entry_after_failing_is_lazified(isolated_i
     sys.path.append(str(plugins))
     import lzplugin
 
-    assert type(lzplugin.__loader__) is _hook.LazifyLoader
+    assert loaded(lzplugin) == "SourceFileLoader+lazify"
     assert _mode.is_lazy_import(vars(lzplugin), "lzdep")
 
 

@@ -443,3 +443,47 @@ def test_a_deferred_import_raising_through_a_modules_getattr_shows_one_frame(tmp
     lazy = run_lazy(["main.py"], root, "rewrite")
     listed = [name for name, _ in frames(lazy.stderr)]
     assert listed == ["main.py", "_importlib_bootstrap.py", "failing.py"], lazy.stderr
+
+
+# ------------------------------------------------------------ the module's loader
+
+LOADER_PROBE = """\
+import importlib.machinery
+import json
+
+import {pkg}
+
+loader = type({pkg}.__loader__)
+# distlib's resource finders (pip's vendored copy too) look loaders up by exact type
+print(loader is importlib.machinery.SourceFileLoader,
+      type({pkg}.__spec__.loader) is loader,
+      {pkg}.__spec__.loader.get_source("{pkg}") == open({pkg}.__file__).read(),
+      json.dumps(1))
+"""
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_a_rewritten_module_names_cpythons_own_loader(tmp_path, mechanism):
+    """A program sees the loader it would see without lazify: the rewrite is lazify's,
+    the loader object the module keeps is ``SourceFileLoader``."""
+    write_tree(tmp_path, {"probe.py": LOADER_PROBE.format(pkg="lpkg"),
+                          "lpkg/__init__.py": "import json\nVALUE = json.dumps(2)\n"})
+    plain = run_python(["probe.py"], cwd=tmp_path)
+    lazy = run_lazy(["probe.py"], tmp_path, mechanism,
+                    env={"LAZIFY_DEFER_REWRITE": "0", "LAZIFY_DEBUG": "1"})
+    assert lazy.stdout == plain.stdout == "True True True 1\n", lazy.stderr
+    assert "lazify: compiled lpkg" in lazy.stderr
+
+
+def test_pips_vendored_distlib_finds_its_resources(tmp_path):
+    """Real code that looks its loader up by exact type: pip's ``distlib.scripts`` reads
+    its launchers through ``resources.finder`` at import (pip install and uninstall
+    import it), which raised ``DistlibException: Unable to locate finder`` under lazify."""
+    pytest.importorskip("pip._vendor.distlib")
+    code = ("from pip._vendor.distlib import resources, scripts\n"
+            "import pip._vendor.distlib as d\n"
+            "print(type(resources.finder('pip._vendor.distlib')).__name__)\n")
+    plain = run_python(["-c", code], cwd=tmp_path)
+    lazy = run_lazy(["-c", code], tmp_path, "rewrite", env={"LAZIFY_DEFER_REWRITE": "0"})
+    assert lazy.returncode == plain.returncode == 0, lazy.stderr
+    assert lazy.stdout == plain.stdout == "ResourceFinder\n"
