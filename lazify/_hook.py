@@ -1,13 +1,14 @@
-"""The import hook: a meta-path finder that swaps in a loader which rewrites.
+"""The import hook: a meta-path finder that gives a spec's loader lazify's ``get_code``.
 
 The finder sits at ``sys.meta_path[0]`` and asks the finders *after* it for
 a spec (PathFinder, and whatever editable installs append).  Only a spec
-whose loader is exactly ``SourceFileLoader`` gets ``LazifyLoader``; every
-other loader (pytest's assertion rewriter, typeguard, beartype,
-PyInstaller, zipimport, extensions, frozen, namespace packages) is
-returned untouched.  The loader overrides ``source_to_code`` and
-``get_code`` only, so ``exec_module``, ``get_data``, ``get_source``,
-``importlib.resources`` and ``pkgutil`` support are CPython's own.
+whose loader is exactly ``SourceFileLoader`` gets ``LazifyLoader``'s
+``get_code``, as an attribute of that loader object, which stays CPython's
+own class (programs look loaders up by exact type); every other loader
+(pytest's assertion rewriter, typeguard, beartype, PyInstaller, zipimport,
+extensions, frozen, namespace packages) is returned untouched.  So
+``exec_module``, ``get_data``, ``get_source``, ``importlib.resources`` and
+``pkgutil`` support are CPython's own.
 
 Nothing heavy is imported here: the rewriter (``lazify._rewrite`` and the
 ``ast`` it needs) is imported on the first cache miss, with a thread-local
@@ -286,6 +287,9 @@ class LazifyLoader(SourceFileLoader):
     #: its cache file (worked out once per import, not again in get_code)
     wanted = None
     cached = None
+    #: set by the finder: the spec's own ``SourceFileLoader``, whose ``get_code`` this
+    #: loader's is (:meth:`LazifyFinder.find_spec`); None: this loader is the spec's
+    front = None
 
     def source_to_code(self, data, path, *, _optimize=-1, fullname=None):
         """Return the rewritten code; SyntaxError exactly as ``compile`` raises it.
@@ -334,13 +338,6 @@ class LazifyLoader(SourceFileLoader):
             return False
 
     def _get_code(self, fullname):
-        """Return the module's code (:meth:`_code`); the module being executed gets
-        CPython's own loader back (:func:`_hand_back`)."""
-        code = self._code(fullname)
-        _hand_back(fullname, self)
-        return code
-
-    def _code(self, fullname):
         """Return the module's code: lazify's cache, else read, rewrite and cache.
 
         A module that global mode leaves alone (lazy imports disabled, or the
@@ -409,7 +406,7 @@ class LazifyLoader(SourceFileLoader):
             atexit.register(_at_exit, os.getpid())
         missed.append((fullname, source_path, self._is_pkg(fullname)))
         try:
-            _record_cached(fullname, self, _frozen_importlib_external.cache_from_source(source_path))
+            _record_cached(fullname, self.front or self, _frozen_importlib_external.cache_from_source(source_path))
         except Exception:
             pass
         return code
@@ -429,7 +426,7 @@ class LazifyLoader(SourceFileLoader):
             if code is not None:
                 stats["cached"] += 1
                 _debug(f"cached {fullname}")
-                _record_cached(fullname, self, used)
+                _record_cached(fullname, self.front or self, used)
                 return code
             if not _strict():
                 from . import _diagnostics
@@ -467,7 +464,7 @@ class LazifyLoader(SourceFileLoader):
                 )
             finally:
                 _state.busy = busy
-            _record_cached(fullname, self, used)
+            _record_cached(fullname, self.front or self, used)
         return code
 
 
@@ -500,25 +497,6 @@ def _at_exit(pid):
         pass                             # nothing of this may disturb the exit
     finally:
         _state.busy = busy
-
-
-def _hand_back(fullname, loader):
-    """Make the module being executed name CPython's ``SourceFileLoader`` as its
-    ``__loader__`` and ``__spec__.loader``, as it would without lazify: programs look
-    loaders up by exact type (distlib's resource finders, pip's vendored copy among
-    them: ``Unable to locate finder``). Its code is chosen by now; what else a module
-    asks its loader (source, data, resources, is_package) is CPython's own anyway."""
-    module = sys.modules.get(fullname)
-    spec = getattr(module, "__spec__", None)
-    if spec is None or spec.loader is not loader:
-        return
-    try:
-        plain = SourceFileLoader(loader.name, loader.path)
-        spec.loader = plain
-        if module.__dict__.get("__loader__") is loader:
-            module.__loader__ = plain
-    except Exception:
-        pass
 
 
 def _record_cached(fullname, loader, used):
@@ -588,9 +566,14 @@ class LazifyFinder:
                 kind = type(loader)
                 _debug(f"not lazified {fullname}: loaded by {kind.__module__}.{kind.__qualname__}")
             return spec
-        # Minimal mutation of the spec the later finder built (as typeguard
-        # does): origin, loader_state, submodule_search_locations stay.
-        spec.loader = new = LazifyLoader(loader.name, loader.path)
+        # Minimal mutation of the spec the later finder built: origin, loader_state,
+        # submodule_search_locations, and the loader itself stay. The loader stays
+        # CPython's SourceFileLoader, with lazify's get_code as its own attribute (the
+        # finder made it for this spec alone): programs look loaders up by exact type
+        # (pip's vendored distlib: "Unable to locate finder"), runpy's __main__ included.
+        new = LazifyLoader(loader.name, loader.path)
+        new.front = loader
+        loader.get_code = new.get_code
         try:
             new.wanted = _wanted(fullname)
             if new.wanted:

@@ -58,7 +58,7 @@ def lazify_pycs(root):
 
 def loaded(module):
     """Its loader's class, ``+lazify`` when its code came from lazify's cache (the loader
-    is CPython's own either way: :func:`lazify._hook._hand_back`)."""
+    is CPython's own either way, with lazify's ``get_code``)."""
     cached = os.path.basename(getattr(module.__spec__, "cached", None) or "")
     return type(module.__loader__).__name__ + ("+lazify" if ".opt-lazify" in cached else "")
 
@@ -716,7 +716,8 @@ def test_busy_flag_passes_everything_through(isolated_imports):
     finally:
         _hook._state.busy = False
     spec = _hook._finder.find_spec("lzmod")
-    assert type(spec.loader) is _hook.LazifyLoader
+    assert type(spec.loader) is importlib.machinery.SourceFileLoader
+    assert type(spec.loader.get_code.__self__) is _hook.LazifyLoader
     assert _hook._finder.find_spec("lazify._plan") is None
     assert _hook._finder.find_spec("encodings.idna") is None
     assert _hook._finder.find_spec("no_such_module_xyz") is None

@@ -467,12 +467,20 @@ def test_a_rewritten_module_names_cpythons_own_loader(tmp_path, mechanism):
     """A program sees the loader it would see without lazify: the rewrite is lazify's,
     the loader object the module keeps is ``SourceFileLoader``."""
     write_tree(tmp_path, {"probe.py": LOADER_PROBE.format(pkg="lpkg"),
-                          "lpkg/__init__.py": "import json\nVALUE = json.dumps(2)\n"})
+                          "lpkg/__init__.py": "import json\nVALUE = json.dumps(2)\n",
+                          "lpkg/main.py": LOADER_PROBE.format(pkg="__main__").replace(
+                              "import __main__\n", "import __main__, lpkg\n").replace(
+                              '__main__.__spec__.loader.get_source("__main__")',
+                              '__main__.__spec__.loader.get_source("lpkg.main")')})
     plain = run_python(["probe.py"], cwd=tmp_path)
     lazy = run_lazy(["probe.py"], tmp_path, mechanism,
                     env={"LAZIFY_DEFER_REWRITE": "0", "LAZIFY_DEBUG": "1"})
     assert lazy.stdout == plain.stdout == "True True True 1\n", lazy.stderr
     assert "lazify: compiled lpkg" in lazy.stderr
+    # runpy's __main__ (python -m) keeps the loader of the spec it found, lazify's finder's
+    plain = run_python(["-m", "lpkg.main"], cwd=tmp_path)
+    lazy = run_lazy(["-m", "lpkg.main"], tmp_path, mechanism, env={"LAZIFY_DEFER_REWRITE": "0"})
+    assert lazy.stdout == plain.stdout == "True True True 1\n", lazy.stderr
 
 
 def test_pips_vendored_distlib_finds_its_resources(tmp_path):
