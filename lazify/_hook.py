@@ -51,9 +51,28 @@ _DEBUG = _mode.env_flag("LAZIFY_DEBUG")
 #: ("deferred": cache misses served from the plain pyc, see LazifyLoader._deferred)
 stats = {"compiled": 0, "cached": 0, "plain": 0, "foreign": 0, "failed": 0, "deferred": 0}
 
-#: the cache misses served plain in this process, for the rewrite at exit:
+#: the cache misses served plain in this process, for the rewrite out of it:
 #: (module name, source path, is a package) (:mod:`lazify._deferred`)
 missed = []
+
+#: a process that keeps running hands its misses over while it runs, at a garbage
+#: collection once no new miss came for QUIET seconds (its start-up has settled),
+#: or once the oldest waiting miss is AT_MOST seconds old (:func:`_on_collect`);
+#: the rest are handed over at exit
+QUIET = 10.0
+AT_MOST = 120.0
+
+#: the process the misses belong to (a forked child starts its own), how many of
+#: them are handed over, and the entries that cannot be cached (for the warning at
+#: exit)
+_miss_pid = None
+_handed = 0
+_uncachable = []
+#: (len(missed), when that count was first seen) by :func:`_on_collect`
+_seen = (0, 0.0)
+#: when :func:`_on_collect` first saw the oldest miss that is waiting
+_first_waiting = 0.0
+_handing = _thread.allocate_lock()
 
 #: whether a cache miss is served from the plain pyc and rewritten out of the
 #: start-up path (True), or rewritten at once (False); None: not read yet
@@ -403,10 +422,8 @@ class LazifyLoader(SourceFileLoader):
             return None
         stats["deferred"] += 1
         _debug(f"deferred {fullname}")
-        if not missed:
-            import atexit
-
-            atexit.register(_at_exit, os.getpid())
+        if _miss_pid != os.getpid():
+            _first_miss()
         missed.append((fullname, source_path, self._is_pkg(fullname)))
         try:
             _record_cached(fullname, self, _frozen_importlib_external.cache_from_source(source_path))
@@ -486,16 +503,86 @@ def _can_cache(source_path) -> bool:
         _state.busy = busy
 
 
+def _first_miss():
+    """This process's first cache miss (a forked child's first of its own: the
+    parent hands over what it inherited): the exit handler, and the collector's
+    callback that hands misses over while the process keeps running.  ``atexit``
+    and ``gc`` are built-in modules."""
+    global _miss_pid, _handed, _seen
+    import atexit
+    import gc
+
+    inherited = _miss_pid is not None
+    _miss_pid = os.getpid()
+    del missed[:], _uncachable[:]
+    _handed, _seen = 0, (0, 0.0)
+    atexit.register(_at_exit, _miss_pid)
+    if not inherited and not sys.dont_write_bytecode:
+        gc.callbacks.append(_on_collect)
+
+
+def _on_collect(phase, info):
+    """A garbage collection's end: hand the waiting misses to a child once none came
+    for ``QUIET`` seconds (or the oldest waited ``AT_MOST``).
+
+    A thread would do it on time, but a thread alive at ``os.fork()`` is a
+    DeprecationWarning from 3.12 (an error under ``-W error``) and shows in
+    ``threading.enumerate()``; a program that runs allocates, and collects.  Runs
+    wherever a collection runs: never while this thread is in the hook, in an
+    import, or handing over already; nothing of it may raise."""
+    global _seen, _first_waiting
+    if phase != "stop" or _handed >= len(missed) or _state.busy \
+            or _miss_pid != os.getpid():
+        return
+    try:
+        from time import monotonic
+
+        count, since = _seen
+        now = monotonic()
+        if count != len(missed):         # a new miss since the last collection
+            if count <= _handed:
+                _first_waiting = now
+            _seen = (len(missed), now)
+            return
+        if now - since < QUIET and now - _first_waiting < AT_MOST:
+            return
+        import _imp
+
+        if _imp.lock_held():
+            return
+        _hand_over(missed[_handed:])
+    except Exception:
+        pass
+
+
+def _hand_over(pending):
+    """Start the rewrite of ``pending`` now, while the process runs; what cannot be
+    cached waits for the warning at exit."""
+    global _handed
+    if not _handing.acquire(False):
+        return
+    busy, _state.busy = _state.busy, True
+    try:
+        _handed += len(pending)
+        from . import _deferred
+
+        _uncachable.extend(_deferred.finish(pending, warn=False))
+    finally:
+        _state.busy = busy
+        _handing.release()
+
+
 def _at_exit(pid):
-    """Hand this process's cache misses to :mod:`lazify._deferred` (not in a
-    forked child that inherited the handler: the parent does it)."""
-    if os.getpid() != pid or not missed:
+    """Hand this process's cache misses that are still waiting to
+    :mod:`lazify._deferred` (not in a forked child that inherited the handler: the
+    parent does it)."""
+    if os.getpid() != pid or not (_uncachable or len(missed) > _handed):
         return
     busy, _state.busy = _state.busy, True
     try:
         from . import _deferred
 
-        _deferred.finish(missed)
+        _deferred.finish(_uncachable + missed[_handed:])
     except Exception:
         pass                             # nothing of this may disturb the exit
     finally:
