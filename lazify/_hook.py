@@ -240,13 +240,11 @@ _OWN = _os.dirname(_os.abspath(__file__)) + _os.sep
 # exec_module: the run from the import statement to it goes, and so does what lazify's
 # own modules add after it (the hook, the rewriter); frames of other code stay.
 # Called from elsewhere (runpy, inspect), it shows as importlib's frame does.
-_FRAMES_REMOVED = """\
 def _call_with_frames_removed(self, fullname):
     try:
-        return get_code(self, fullname)
+        return get_code(self, fullname)  # noqa: F821  (globals of the copy: _frames_removed)
     except Exception as exc:
-        raise exc.with_traceback(outside(exc.__traceback__.tb_next))
-"""
+        raise exc.with_traceback(outside(exc.__traceback__.tb_next))  # noqa: F821
 
 
 def _outside(tb):
@@ -262,11 +260,13 @@ def _outside(tb):
 
 
 def _frames_removed(get_code):
+    # the function above under importlib's file name, its globals the two it reads: its
+    # code replaced rather than compiled from a string (the first compile() of a process
+    # builds the AST types, 1 ms at every start on 3.11)
+    code = _call_with_frames_removed.__code__.replace(
+        co_filename="<frozen importlib._bootstrap_external>", co_firstlineno=1)
     namespace = {"__name__": __name__, "get_code": get_code, "outside": _outside}
-    exec(compile(_FRAMES_REMOVED, "<frozen importlib._bootstrap_external>", "exec"),
-         namespace)
-    function = namespace["_call_with_frames_removed"]
-    function.__name__ = "get_code"
+    function = type(_frames_removed)(code, namespace, "get_code")
     function.__qualname__ = "LazifyLoader.get_code"
     function.__doc__ = get_code.__doc__
     return function
