@@ -272,32 +272,6 @@ def _frames_removed(get_code):
     return function
 
 
-#: IMPORT_NAME's opcode where PEP 810's ``lazy`` marks its argument (3.15+), else None
-_IMPORT_NAME = None
-
-
-def _has_lazy_statement(code) -> bool:
-    """Whether module-level code holds a PEP 810 ``lazy import`` (3.15+: IMPORT_NAME
-    with the lazy bit, the lowest, of its argument set; ``lazy`` is module-level only)."""
-    global _IMPORT_NAME
-    if not _mode.NATIVE_AVAILABLE:
-        return False
-    if _IMPORT_NAME is None:
-        busy, _state.busy = _state.busy, True      # opcode and its imports pass through
-        try:
-            import opcode
-        finally:
-            _state.busy = busy
-        _IMPORT_NAME = bytes([opcode.opmap["IMPORT_NAME"]])
-    raw = code.co_code
-    at = raw.find(_IMPORT_NAME)
-    while at != -1:
-        if not at % 2 and raw[at + 1] & 1:
-            return True
-        at = raw.find(_IMPORT_NAME, at + 1)
-    return False
-
-
 class LazifyLoader(SourceFileLoader):
     """``SourceFileLoader`` whose code is the rewritten module, cached under lazify's tag."""
 
@@ -401,12 +375,14 @@ class LazifyLoader(SourceFileLoader):
         rewrite raises compile()'s SyntaxError, or knows the syntax).
 
         The module is noted for :mod:`lazify._deferred`, which rewrites the misses
-        of this process into lazify's cache when it exits, in a detached child.
+        of this process into lazify's cache in a detached child.
 
-        A module that asks for lazy imports is served plain too where its rewrite
-        could not be cached (it would be rewritten at every start): as the
-        interpreter does before 3.15, which ignores ``__lazy_modules__``; the
-        warning at exit counts it, and ``lazify compile`` makes it lazy.
+        On 3.15 a module that asks for lazy imports is served plain as well: the
+        interpreter defers its explicitly lazy imports itself.  Before 3.15 it is
+        served plain only where its rewrite could not be cached (it would be
+        rewritten at every start): as the interpreter does, which ignores
+        ``__lazy_modules__``; the warning at exit counts it, and ``lazify compile``
+        makes it lazy.
         """
         try:
             if fullname == "__main__":   # lazify run's script: as python compiles it, no pyc
@@ -418,7 +394,9 @@ class LazifyLoader(SourceFileLoader):
             return None
         if code is None:
             return None
-        if (_opts_in(code) or _has_lazy_statement(code)) and _can_cache(source_path):
+        # 3.15 makes the plain code's explicitly lazy imports lazy itself (PEP 810:
+        # ``lazy import`` and ``__lazy_modules__``), as lazify's filter lets them be
+        if not _NATIVE_KEYWORD and _opts_in(code) and _can_cache(source_path):
             return None
         stats["deferred"] += 1
         _debug(f"deferred {fullname}")
