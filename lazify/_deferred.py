@@ -2,8 +2,9 @@
 
 A module missing from lazify's cache is served from its plain pyc, as Python itself
 would load it (:meth:`lazify._hook.LazifyLoader._deferred`), and noted.  When the
-process exits, :func:`finish` (imported then, never at start-up) hands the notes to a
-detached child interpreter at the lowest priority, which rewrites those modules into
+process exits, or while it keeps running once its imports have settled (at a garbage
+collection: :func:`lazify._hook._on_collect`), :func:`finish` (imported then, never at
+start-up) hands the notes to a detached child interpreter at the lowest priority, which rewrites those modules into
 lazify's cache (:func:`main`); the next start finds them there.  The program never
 waits for it: the child is spawned, not waited for, in a session of its own, with its
 standard streams on ``/dev/null``.
@@ -29,12 +30,14 @@ ARGV_BUDGET = 256 * 1024
 
 # ------------------------------------------------------------------- in the program
 
-def finish(missed) -> None:
-    """At exit: start the rewrite of the modules that can be cached, and warn
-    once about those that cannot."""
+def finish(missed, warn=True) -> list:
+    """Start the rewrite of the modules that can be cached (at exit, or while a
+    long-running process runs), and warn once about those that cannot (``warn``:
+    at exit); returns those."""
     if sys.dont_write_bytecode:
-        _warn_once(len(missed), "PYTHONDONTWRITEBYTECODE (or -B) forbids writing it")
-        return
+        if warn:
+            _warn_once(len(missed), "PYTHONDONTWRITEBYTECODE (or -B) forbids writing it")
+        return list(missed)
     writable, unwritable = [], []
     verdicts = {}
     fallback = None
@@ -53,13 +56,14 @@ def finish(missed) -> None:
         pid = spawn(writable)
         from . import _hook
 
-        _hook._debug(f"rewriting {len(writable)} cache misses after the program "
-                     f"(child {pid})")
-    if unwritable:
+        _hook._debug(f"rewriting {len(writable)} cache misses out of the program "
+                     f"({'at exit' if warn else 'while it runs'}, child {pid})")
+    if unwritable and warn:
         root = _cache.fallback_root()
         where = f"{os.path.dirname(os.path.dirname(unwritable[0][1]))}"
         _warn_once(len(unwritable), f"neither the __pycache__ directories under {where}"
                    + (f" nor {root}" if root else "") + " can be written")
+    return unwritable
 
 
 def can_cache(source_path: str) -> bool:

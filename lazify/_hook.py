@@ -52,9 +52,28 @@ _DEBUG = _mode.env_flag("LAZIFY_DEBUG")
 #: ("deferred": cache misses served from the plain pyc, see LazifyLoader._deferred)
 stats = {"compiled": 0, "cached": 0, "plain": 0, "foreign": 0, "failed": 0, "deferred": 0}
 
-#: the cache misses served plain in this process, for the rewrite at exit:
+#: the cache misses served plain in this process, for the rewrite out of it:
 #: (module name, source path, is a package) (:mod:`lazify._deferred`)
 missed = []
+
+#: a process that keeps running hands its misses over while it runs, at a garbage
+#: collection once no new miss came for QUIET seconds (its start-up has settled),
+#: or once the oldest waiting miss is AT_MOST seconds old (:func:`_on_collect`);
+#: the rest are handed over at exit
+QUIET = 10.0
+AT_MOST = 120.0
+
+#: the process the misses belong to (a forked child starts its own), how many of
+#: them are handed over, and the entries that cannot be cached (for the warning at
+#: exit)
+_miss_pid = None
+_handed = 0
+_uncachable = []
+#: (len(missed), when that count was first seen) by :func:`_on_collect`
+_seen = (0, 0.0)
+#: when :func:`_on_collect` first saw the oldest miss that is waiting
+_first_waiting = 0.0
+_handing = _thread.allocate_lock()
 
 #: whether a cache miss is served from the plain pyc and rewritten out of the
 #: start-up path (True), or rewritten at once (False); None: not read yet
@@ -222,13 +241,11 @@ _OWN = _os.dirname(_os.abspath(__file__)) + _os.sep
 # exec_module: the run from the import statement to it goes, and so does what lazify's
 # own modules add after it (the hook, the rewriter); frames of other code stay.
 # Called from elsewhere (runpy, inspect), it shows as importlib's frame does.
-_FRAMES_REMOVED = """\
 def _call_with_frames_removed(self, fullname):
     try:
-        return get_code(self, fullname)
+        return get_code(self, fullname)  # noqa: F821  (globals of the copy: _frames_removed)
     except Exception as exc:
-        raise exc.with_traceback(outside(exc.__traceback__.tb_next))
-"""
+        raise exc.with_traceback(outside(exc.__traceback__.tb_next))  # noqa: F821
 
 
 def _outside(tb):
@@ -244,40 +261,16 @@ def _outside(tb):
 
 
 def _frames_removed(get_code):
+    # the function above under importlib's file name, its globals the two it reads: its
+    # code replaced rather than compiled from a string (the first compile() of a process
+    # builds the AST types, 1 ms at every start on 3.11)
+    code = _call_with_frames_removed.__code__.replace(
+        co_filename="<frozen importlib._bootstrap_external>", co_firstlineno=1)
     namespace = {"__name__": __name__, "get_code": get_code, "outside": _outside}
-    exec(compile(_FRAMES_REMOVED, "<frozen importlib._bootstrap_external>", "exec"),
-         namespace)
-    function = namespace["_call_with_frames_removed"]
-    function.__name__ = "get_code"
+    function = type(_frames_removed)(code, namespace, "get_code")
     function.__qualname__ = "LazifyLoader.get_code"
     function.__doc__ = get_code.__doc__
     return function
-
-
-#: IMPORT_NAME's opcode where PEP 810's ``lazy`` marks its argument (3.15+), else None
-_IMPORT_NAME = None
-
-
-def _has_lazy_statement(code) -> bool:
-    """Whether module-level code holds a PEP 810 ``lazy import`` (3.15+: IMPORT_NAME
-    with the lazy bit, the lowest, of its argument set; ``lazy`` is module-level only)."""
-    global _IMPORT_NAME
-    if not _mode.NATIVE_AVAILABLE:
-        return False
-    if _IMPORT_NAME is None:
-        busy, _state.busy = _state.busy, True      # opcode and its imports pass through
-        try:
-            import opcode
-        finally:
-            _state.busy = busy
-        _IMPORT_NAME = bytes([opcode.opmap["IMPORT_NAME"]])
-    raw = code.co_code
-    at = raw.find(_IMPORT_NAME)
-    while at != -1:
-        if not at % 2 and raw[at + 1] & 1:
-            return True
-        at = raw.find(_IMPORT_NAME, at + 1)
-    return False
 
 
 class LazifyLoader(SourceFileLoader):
@@ -379,12 +372,14 @@ class LazifyLoader(SourceFileLoader):
         rewrite raises compile()'s SyntaxError, or knows the syntax).
 
         The module is noted for :mod:`lazify._deferred`, which rewrites the misses
-        of this process into lazify's cache when it exits, in a detached child.
+        of this process into lazify's cache in a detached child.
 
-        A module that asks for lazy imports is served plain too where its rewrite
-        could not be cached (it would be rewritten at every start): as the
-        interpreter does before 3.15, which ignores ``__lazy_modules__``; the
-        warning at exit counts it, and ``lazify compile`` makes it lazy.
+        On 3.15 a module that asks for lazy imports is served plain as well: the
+        interpreter defers its explicitly lazy imports itself.  Before 3.15 it is
+        served plain only where its rewrite could not be cached (it would be
+        rewritten at every start): as the interpreter does, which ignores
+        ``__lazy_modules__``; the warning at exit counts it, and ``lazify compile``
+        makes it lazy.
         """
         try:
             if fullname == "__main__":   # lazify run's script: as python compiles it, no pyc
@@ -396,14 +391,14 @@ class LazifyLoader(SourceFileLoader):
             return None
         if code is None:
             return None
-        if (_opts_in(code) or _has_lazy_statement(code)) and _can_cache(source_path):
+        # 3.15 makes the plain code's explicitly lazy imports lazy itself (PEP 810:
+        # ``lazy import`` and ``__lazy_modules__``), as lazify's filter lets them be
+        if not _NATIVE_KEYWORD and _opts_in(code) and _can_cache(source_path):
             return None
         stats["deferred"] += 1
         _debug(f"deferred {fullname}")
-        if not missed:
-            import atexit
-
-            atexit.register(_at_exit, os.getpid())
+        if _miss_pid != os.getpid():
+            _first_miss()
         missed.append((fullname, source_path, self._is_pkg(fullname)))
         try:
             _record_cached(fullname, self.front or self, _frozen_importlib_external.cache_from_source(source_path))
@@ -483,16 +478,86 @@ def _can_cache(source_path) -> bool:
         _state.busy = busy
 
 
+def _first_miss():
+    """This process's first cache miss (a forked child's first of its own: the
+    parent hands over what it inherited): the exit handler, and the collector's
+    callback that hands misses over while the process keeps running.  ``atexit``
+    and ``gc`` are built-in modules."""
+    global _miss_pid, _handed, _seen
+    import atexit
+    import gc
+
+    inherited = _miss_pid is not None
+    _miss_pid = os.getpid()
+    del missed[:], _uncachable[:]
+    _handed, _seen = 0, (0, 0.0)
+    atexit.register(_at_exit, _miss_pid)
+    if not inherited and not sys.dont_write_bytecode:
+        gc.callbacks.append(_on_collect)
+
+
+def _on_collect(phase, info):
+    """A garbage collection's end: hand the waiting misses to a child once none came
+    for ``QUIET`` seconds (or the oldest waited ``AT_MOST``).
+
+    A thread would do it on time, but a thread alive at ``os.fork()`` is a
+    DeprecationWarning from 3.12 (an error under ``-W error``) and shows in
+    ``threading.enumerate()``; a program that runs allocates, and collects.  Runs
+    wherever a collection runs: never while this thread is in the hook, in an
+    import, or handing over already; nothing of it may raise."""
+    global _seen, _first_waiting
+    if phase != "stop" or _handed >= len(missed) or _state.busy \
+            or _miss_pid != os.getpid():
+        return
+    try:
+        from time import monotonic
+
+        count, since = _seen
+        now = monotonic()
+        if count != len(missed):         # a new miss since the last collection
+            if count <= _handed:
+                _first_waiting = now
+            _seen = (len(missed), now)
+            return
+        if now - since < QUIET and now - _first_waiting < AT_MOST:
+            return
+        import _imp
+
+        if _imp.lock_held():
+            return
+        _hand_over(missed[_handed:])
+    except Exception:
+        pass
+
+
+def _hand_over(pending):
+    """Start the rewrite of ``pending`` now, while the process runs; what cannot be
+    cached waits for the warning at exit."""
+    global _handed
+    if not _handing.acquire(False):
+        return
+    busy, _state.busy = _state.busy, True
+    try:
+        _handed += len(pending)
+        from . import _deferred
+
+        _uncachable.extend(_deferred.finish(pending, warn=False))
+    finally:
+        _state.busy = busy
+        _handing.release()
+
+
 def _at_exit(pid):
-    """Hand this process's cache misses to :mod:`lazify._deferred` (not in a
-    forked child that inherited the handler: the parent does it)."""
-    if os.getpid() != pid or not missed:
+    """Hand this process's cache misses that are still waiting to
+    :mod:`lazify._deferred` (not in a forked child that inherited the handler: the
+    parent does it)."""
+    if os.getpid() != pid or not (_uncachable or len(missed) > _handed):
         return
     busy, _state.busy = _state.busy, True
     try:
         from . import _deferred
 
-        _deferred.finish(missed)
+        _deferred.finish(_uncachable + missed[_handed:])
     except Exception:
         pass                             # nothing of this may disturb the exit
     finally:

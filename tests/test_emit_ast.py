@@ -431,6 +431,8 @@ def test_hook_falls_back_when_the_plan_does_not_fit(tmp_path):
         real = pipeline.plan_source
         def wrong(*args, **kwargs):
             plan = real(*args, **kwargs)
+            if kwargs.get("module") != "mod":   # json: a cache miss where nothing is cached
+                return plan
             values = {f: getattr(plan, f) for f in Plan.__slots__}
             values["references"] += (Reference("json", (9, 0, 9, 4), False),)
             return Plan(**values)
