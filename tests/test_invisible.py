@@ -163,6 +163,20 @@ def test_imports_through_lazify_call_no_function_a_program_can_patch(tmp_path, m
     assert "compiled" not in warm.stderr
 
 
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_the_runtime_record_calls_no_function_a_program_can_patch(tmp_path, mechanism):
+    """With the record of deferred imports on (the pytest plugin's summary, ``lazify
+    report``), a deferred import resolved while the functions are patched notes its
+    first user: starlette's suite under blockbuster failed on ``os.path.abspath``."""
+    files = dict(APP, **{"main.py": "from lazify import _import_record\n"
+                                    "_import_record.start()\n" + PATCHED})
+    root = write_tree(tmp_path / "tree", files)
+    plain = run_python(["main.py"], cwd=root, check=True).stdout
+    for _ in ("cold", "warm"):
+        proc = run_lazy(["main.py"], root, mechanism, check=True)
+        assert proc.stdout == plain
+
+
 # ------------------------------------------------------------ lazify's diagnostics
 
 BROKEN_REWRITER = """\
