@@ -337,7 +337,8 @@ def project_one(name, spec, workdir, lazify_root, timeout, setup_only=False):
                 f"print('{spec['probe']} rewritten:', '__lazy__' in vars(m),"
                 f" 'lazify pyc:', '.opt-' in (m.__spec__.cached or '') and"
                 f" 'lazify' in m.__spec__.cached)\n")
-    probe = subprocess.run([py, "-m", "lazify", "run", script], cwd=base, env=base_env(),
+    probe = subprocess.run([py, "-m", "lazify", "run", script], cwd=base,
+                           env=dict(base_env(), LAZIFY_DEFER_REWRITE="0"),
                            capture_output=True, text=True)
     out["probe"] = (probe.stdout.strip() or probe.stderr.strip()[-300:])
     out["version"] = version
