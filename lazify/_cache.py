@@ -11,7 +11,6 @@ optimization tag, next to the plain pyc: ``mod.cpython-312.opt-lazify0v1v0f2h<ha
 """
 
 import _imp
-import _io
 import marshal
 import os
 import sys
@@ -177,12 +176,16 @@ def fallback_path(source_path: str, optimize: int | None = None) -> str | None:
     return _os.join(root, src_dir, _os.basename(primary))
 
 
+#: importlib's own reader of files: a source loader's ``get_data`` opens with
+#: ``_io.open_code`` (never builtins.open: tests patch open, pytest#2180; open_code
+#: honours PEP 578 audit hooks) and reads, in the frame programs know as the import
+#: system's (a blocking-call detector, blockbuster, allows reads from importlib's
+#: ``get_data`` and fails lazify's own: starlette's suite on 3.15)
+_reader = _bootstrap_external.SourceFileLoader("lazify", "")
+
+
 def _read_file(path: str) -> bytes:
-    # open_code, never builtins.open: tests patch open (pytest#2180), and
-    # open_code honours PEP 578 audit hooks.  From _io: 3.15 imports no io
-    # module at start-up.
-    with _io.open_code(path) as f:
-        return f.read()
+    return _reader.get_data(path)
 
 
 def is_hash_based(data: bytes) -> bool:

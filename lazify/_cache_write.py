@@ -39,8 +39,7 @@ def want_hash(source_path: str) -> bool:
         return True
     try:
         plain = _cache_from_source(_os.fspath(source_path))
-        with _io.open_code(plain) as f:
-            return is_hash_based(f.read(8))
+        return is_hash_based(_read_file(plain)[:8])    # read as importlib reads
     except Exception:
         return False
 

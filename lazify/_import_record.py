@@ -19,7 +19,7 @@ unknown there (None).
 import os
 import sys
 
-from . import _mode
+from . import _mode, _os
 
 #: whether the record is being kept
 recording = False
@@ -85,12 +85,14 @@ def resolved(state, entry, name) -> None:
 
 def _first_user_frame():
     """``{"file", "line"}`` of the innermost frame outside lazify and importlib."""
-    own = os.path.dirname(os.path.abspath(__file__))
+    # while the program's import runs: the interpreter's own functions, not os.path's,
+    # which a program may have patched (lazify._os)
+    own = _os.dirname(_os.abspath(__file__))
     frame = sys._getframe(2)
     while frame is not None:
         code = frame.f_code
         filename = code.co_filename
-        if not (filename.startswith("<frozen importlib") or os.path.dirname(filename) == own
+        if not (filename.startswith("<frozen importlib") or _os.dirname(filename) == own
                 or filename.endswith(("importlib/__init__.py", "importlib\\__init__.py"))
                 # a rewritten module's own PEP 562 hook, whose prologue asks lazify
                 or (code.co_name in ("__getattr__", "__dir__")

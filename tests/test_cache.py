@@ -281,10 +281,12 @@ def test_read_error_is_a_miss(monkeypatch, tmp_path, exc):
     src = make_source(tmp_path)
     written(src)
 
-    def open_code(path):
-        raise exc
+    class Reader:                       # importlib's get_data, failing
+        @staticmethod
+        def get_data(path):
+            raise exc
 
-    monkeypatch.setattr(_cache._io, "open_code", open_code)
+    monkeypatch.setattr(_cache, "_reader", Reader)
     assert _cache.read_cached(src) is None
 
 

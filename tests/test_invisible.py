@@ -163,6 +163,20 @@ def test_imports_through_lazify_call_no_function_a_program_can_patch(tmp_path, m
     assert "compiled" not in warm.stderr
 
 
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_the_runtime_record_calls_no_function_a_program_can_patch(tmp_path, mechanism):
+    """With the record of deferred imports on (the pytest plugin's summary, ``lazify
+    report``), a deferred import resolved while the functions are patched notes its
+    first user: starlette's suite under blockbuster failed on ``os.path.abspath``."""
+    files = dict(APP, **{"main.py": "from lazify import _import_record\n"
+                                    "_import_record.start()\n" + PATCHED})
+    root = write_tree(tmp_path / "tree", files)
+    plain = run_python(["main.py"], cwd=root, check=True).stdout
+    for _ in ("cold", "warm"):
+        proc = run_lazy(["main.py"], root, mechanism, check=True)
+        assert proc.stdout == plain
+
+
 # ------------------------------------------------------------ lazify's diagnostics
 
 BROKEN_REWRITER = """\
@@ -495,3 +509,36 @@ def test_pips_vendored_distlib_finds_its_resources(tmp_path):
     lazy = run_lazy(["-c", code], tmp_path, "rewrite", env={"LAZIFY_DEFER_REWRITE": "0"})
     assert lazy.returncode == plain.returncode == 0, lazy.stderr
     assert lazy.stdout == plain.stdout == "ResourceFinder\n"
+
+
+# ------------------------------------------------- reads in importlib's own frame
+
+#: a profiler that notes which function reads a file through io.BufferedReader.read
+#: while the program imports: blockbuster allows it from importlib's ``get_data`` only
+READS = """\
+import sys
+
+callers = set()
+
+def profile(frame, event, arg):
+    if event == "c_call" and getattr(arg, "__qualname__", "") == "BufferedReader.read":
+        callers.add((frame.f_code.co_filename, frame.f_code.co_name))
+
+sys.setprofile(profile)
+import app
+result = app.run()
+sys.setprofile(None)
+print(result, sorted(callers))
+"""
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_lazify_reads_files_in_importlibs_own_frame(tmp_path, mechanism):
+    """Cold cache (the plain pyc's header read when the rewrite is written) and warm
+    (lazify's pyc read): every read is importlib's ``get_data``, as in plain Python."""
+    root = write_tree(tmp_path / "tree", dict(APP, **{"main.py": READS}))
+    env = {"LAZIFY_DEFER_REWRITE": "0"}
+    plain = run_python(["main.py"], cwd=root, check=True).stdout
+    assert "'get_data'" in plain
+    for _ in ("cold", "warm"):
+        assert run_lazy(["main.py"], root, mechanism, env=env, check=True).stdout == plain

@@ -8,7 +8,13 @@ runs its own test suite, or the part given in :data:`PARTS`, with
 ``python -m pytest -p no:cacheprovider -q`` and with ``python -m lazify run -m pytest``,
 alternately (plain, lazy, lazy, plain in each round, to cancel drift on a shared
 machine).  Reported: the CPU time (user + system) of each run and the median over rounds of the ratio
-lazy / plain; warm caches (a first run of each, not timed, fills them).  Start-up is part
+lazy / plain; warm caches (a first run of each, not timed, fills them).  A third
+command, "site", activates lazify at start-up instead (``tests/compat/activate``'s
+``sitecustomize``, as ``lazify enable`` does): the program's frames sit where plain
+Python's do, while ``lazify run -m`` adds its own frames below them, which moves
+where CPython's frame stack crosses its 16 KiB chunks (docs/performance.md: a deep
+suite then maps and unmaps chunks more often, kernel time and page faults).  The
+minor page faults of each run are reported with the CPU time.  Start-up is part
 of each run: a suite of a few seconds measures it as much as the steady state, so
 :data:`PARTS` keeps the slow, hot tests.
 
@@ -43,13 +49,19 @@ def pytest_args(name, spec):
             *PARTS.get(name, [spec["tests"]])]
 
 
-def timed(cmd, cwd, env):
+#: minor page faults of the last run of each command (see the module docstring)
+FAULTS = {}
+
+
+def timed(cmd, cwd, env, label=None):
     """The CPU time (user + system) of the run, and its exit code: on a shared machine
     the wall clock measures the neighbours as much as the run."""
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     _pid, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
+    if label:
+        FAULTS.setdefault(label, []).append(usage.ru_minflt)
     return usage.ru_utime + usage.ru_stime, proc.returncode
 
 
@@ -67,23 +79,35 @@ def bench(name, workdir, rounds, profile):
     args = pytest_args(name, spec)
     plain = [py, "-m", "pytest", *args]
     lazy = [py, "-m", "lazify", "run", "-m", "pytest", *args]
-    for cmd in (plain, lazy):             # fill both caches; check both pass alike
-        _, code = timed(cmd, src, env)
+    site_env = dict(env, PYTHONPATH=os.pathsep.join(
+        [os.path.join(ROOT, "tests", "compat", "activate"), ROOT]))
+    commands = {"plain": (plain, env), "lazy": (lazy, env), "site": (plain, site_env)}
+    for cmd, cmd_env in commands.values():    # fill the caches; check all pass alike
+        _, code = timed(cmd, src, dict(cmd_env, LAZIFY_DEFER_REWRITE="0"))
         if code not in (0, 1):
             print(f"{name}: {' '.join(cmd[1:4])} exited {code}", file=sys.stderr)
-    ratios, times = [], {"plain": [], "lazy": []}
+    ratios = {"lazy": [], "site": []}
+    times = {"plain": [], "lazy": [], "site": []}
     for _ in range(rounds):
-        a1, _ = timed(plain, src, env)
-        b1, _ = timed(lazy, src, env)
-        b2, _ = timed(lazy, src, env)
-        a2, _ = timed(plain, src, env)
-        ratios.append((b1 + b2) / (a1 + a2))
+        a1, _ = timed(plain, src, env, "plain")
+        b1, _ = timed(lazy, src, env, "lazy")
+        c1, _ = timed(plain, src, site_env, "site")
+        c2, _ = timed(plain, src, site_env, "site")
+        b2, _ = timed(lazy, src, env, "lazy")
+        a2, _ = timed(plain, src, env, "plain")
+        ratios["lazy"].append((b1 + b2) / (a1 + a2))
+        ratios["site"].append((c1 + c2) / (a1 + a2))
         times["plain"] += [a1, a2]
         times["lazy"] += [b1, b2]
+        times["site"] += [c1, c2]
+    faults = {mode: statistics.median(FAULTS.pop(mode)) for mode in commands}
     print(f"{name}: plain {statistics.median(times['plain']):.2f}s "
-          f"lazy {statistics.median(times['lazy']):.2f}s "
-          f"ratio {statistics.median(ratios):.3f}x "
-          f"(rounds {', '.join(f'{r:.3f}' for r in ratios)})", flush=True)
+          f"({faults['plain']:.0f} minor faults)", flush=True)
+    for mode in ("lazy", "site"):
+        print(f"  {mode}: {statistics.median(times[mode]):.2f}s "
+              f"({faults[mode]:.0f} minor faults) "
+              f"ratio {statistics.median(ratios[mode]):.3f}x "
+              f"(rounds {', '.join(f'{r:.3f}' for r in ratios[mode])})", flush=True)
     if profile:
         compare_profiles(name, py, src, env, args, base)
 
