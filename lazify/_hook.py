@@ -221,13 +221,11 @@ _OWN = _os.dirname(_os.abspath(__file__)) + _os.sep
 # exec_module: the run from the import statement to it goes, and so does what lazify's
 # own modules add after it (the hook, the rewriter); frames of other code stay.
 # Called from elsewhere (runpy, inspect), it shows as importlib's frame does.
-_FRAMES_REMOVED = """\
 def _call_with_frames_removed(self, fullname):
     try:
-        return get_code(self, fullname)
+        return get_code(self, fullname)  # noqa: F821 (the globals _frames_removed gives)
     except Exception as exc:
-        raise exc.with_traceback(outside(exc.__traceback__.tb_next))
-"""
+        raise exc.with_traceback(outside(exc.__traceback__.tb_next))  # noqa: F821
 
 
 def _outside(tb):
@@ -243,11 +241,14 @@ def _outside(tb):
 
 
 def _frames_removed(get_code):
+    """``_call_with_frames_removed`` above as importlib's own: its code under importlib's
+    file name and line 1, its globals the two names it reads.  (The code object is
+    relabelled rather than compiled from source: on 3.15 the first ``compile()`` of a
+    process builds the ``ast`` module's types, about 9M instructions at every start.)"""
+    code = _call_with_frames_removed.__code__.replace(
+        co_filename="<frozen importlib._bootstrap_external>", co_firstlineno=1)
     namespace = {"__name__": __name__, "get_code": get_code, "outside": _outside}
-    exec(compile(_FRAMES_REMOVED, "<frozen importlib._bootstrap_external>", "exec"),
-         namespace)
-    function = namespace["_call_with_frames_removed"]
-    function.__name__ = "get_code"
+    function = type(_outside)(code, namespace, "get_code")
     function.__qualname__ = "LazifyLoader.get_code"
     function.__doc__ = get_code.__doc__
     return function
