@@ -265,12 +265,17 @@ def _has_lazy_statement(code) -> bool:
     if not _mode.NATIVE_AVAILABLE:
         return False
     if _IMPORT_NAME is None:
-        busy, _state.busy = _state.busy, True      # opcode and its imports pass through
+        # From the table opcode.py itself imports (3.13+), through the hook: the module
+        # being loaded may be opcode or that table, cache misses of their own (then it
+        # is only partly there, and the opcode machinery holds no ``lazy`` statement).
+        busy, _state.busy = _state.busy, True
         try:
-            import opcode
+            from _opcode_metadata import opmap
+        except (ImportError, AttributeError):
+            return False
         finally:
             _state.busy = busy
-        _IMPORT_NAME = bytes([opcode.opmap["IMPORT_NAME"]])
+        _IMPORT_NAME = bytes([opmap["IMPORT_NAME"]])
     raw = code.co_code
     at = raw.find(_IMPORT_NAME)
     while at != -1:
