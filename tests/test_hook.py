@@ -934,7 +934,8 @@ def test_opcode_as_the_first_cache_miss_imports(tmp_path):
     when the module missed is ``opcode`` itself (``import dis`` first, on a fresh cache),
     the check must not import the module being loaded (AttributeError: partially
     initialized module 'opcode')."""
-    code = "import lazify; lazify.install()\nimport opcode, dis\nprint(opcode.opmap['NOP'] >= 0, dis.dis.__name__)"
+    code = ("import lazify; lazify.install()\nimport opcode, dis\n"
+            "print(opcode.opmap['NOP'] >= 0, dis.dis.__name__)")
     env = {"PYTHONPYCACHEPREFIX": str(tmp_path / "cache"), "LAZIFY_DEFER_REWRITE": "1",
            "LAZIFY_MECHANISM": "native"}
     for _ in range(2):                  # a fresh cache, then the rewrite the first run kept
