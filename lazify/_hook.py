@@ -292,6 +292,9 @@ class LazifyLoader(SourceFileLoader):
     #: its cache file (worked out once per import, not again in get_code)
     wanted = None
     cached = None
+    #: set by the finder: the ``SourceFileLoader`` the finder after lazify's made, which
+    #: the module gets back once its code is chosen (:func:`_hand_back`)
+    plain = None
 
     def source_to_code(self, data, path, *, _optimize=-1, fullname=None):
         """Return the rewritten code; SyntaxError exactly as ``compile`` raises it.
@@ -423,7 +426,8 @@ class LazifyLoader(SourceFileLoader):
     def _lazy_code(self, fullname):
         if _NATIVE_KEYWORD and _cache.mechanism() == "native":
             _mode._native_modules.add(fullname)
-        source_path = self.get_filename(fullname)
+        # get_filename checks the name, then gives self.path
+        source_path = self.path if fullname == self.name else self.get_filename(fullname)
         st = None
         try:
             st = _os.stat(source_path)
@@ -434,8 +438,10 @@ class LazifyLoader(SourceFileLoader):
                                                  source_size=st.st_size, primary=self.cached)
             if code is not None:
                 stats["cached"] += 1
-                _debug(f"cached {fullname}")
-                _record_cached(fullname, self, used)
+                if _DEBUG:
+                    _debug(f"cached {fullname}")
+                if used != self.cached:
+                    _record_cached(fullname, self, used)
                 return code
             if not _strict():
                 from . import _diagnostics
@@ -519,7 +525,9 @@ def _hand_back(fullname, loader):
     if spec is None or spec.loader is not loader:
         return
     try:
-        plain = SourceFileLoader(loader.name, loader.path)
+        plain = loader.plain
+        if plain is None or plain.name != loader.name or plain.path != loader.path:
+            plain = SourceFileLoader(loader.name, loader.path)
         spec.loader = plain
         if module.__dict__.get("__loader__") is loader:
             module.__loader__ = plain
@@ -597,6 +605,7 @@ class LazifyFinder:
         # Minimal mutation of the spec the later finder built (as typeguard
         # does): origin, loader_state, submodule_search_locations stay.
         spec.loader = new = LazifyLoader(loader.name, loader.path)
+        new.plain = loader
         try:
             new.wanted = _wanted(fullname)
             if new.wanted:
