@@ -9,7 +9,8 @@ For each tool, in the venv ``run.py`` made: the interpreter's global mode (``nat
 working tree's lazify as installed (``lazify.install(mechanism="native")``, as ``run.py``'s
 ``lazify_native``) and the lazify package found in ``--against`` (put first on ``sys.path``
 by a ``sitecustomize.py`` of its own), each after two uncounted runs so every cache is warm
-(their cache misses rewritten at once, ``LAZIFY_DEFER_REWRITE=0``).  Counts as ``callgrind.py`` counts them (whole process, ``PYTHONHASHSEED=0``); prints one
+(their cache misses rewritten at once, ``LAZIFY_DEFER_REWRITE=0``).  Counts as
+``callgrind.py`` counts them (whole process, ``PYTHONHASHSEED=0``); prints one
 line per tool with the ratios to the global mode and writes ``--out`` (JSON).
 """
 
