@@ -288,7 +288,18 @@ def read_cached_from(
     """
     try:
         source_path = _os.fspath(source_path)
-        candidates = _candidates(source_path, pyc_path, primary, optimize)
+        if primary is not None and pyc_path is None:
+            # the hook's warm path: the __pycache__ file serves (no generator, no fallback)
+            code = _read_candidate(primary, source_path, source_mtime, source_size,
+                                   source_bytes)
+            if code is not None:
+                return code, primary
+            root = fallback_root()
+            if root is None or not _fallback_trusted(root):
+                return None, None
+            candidates = (fallback_path(source_path, optimize),)
+        else:
+            candidates = _candidates(source_path, pyc_path, primary, optimize)
         for candidate in candidates:
             code = _read_candidate(candidate, source_path, source_mtime, source_size,
                                    source_bytes)

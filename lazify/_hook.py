@@ -261,13 +261,14 @@ def _outside(tb):
 
 
 def _frames_removed(get_code):
-    # the function above under importlib's file name, its globals the two it reads: its
-    # code replaced rather than compiled from a string (the first compile() of a process
-    # builds the AST types, 1 ms at every start on 3.11)
+    """``_call_with_frames_removed`` above as importlib's own: its code under importlib's
+    file name and line 1, its globals the two names it reads.  (The code object is
+    relabelled rather than compiled from source: on 3.15 the first ``compile()`` of a
+    process builds the ``ast`` module's types, about 9M instructions at every start.)"""
     code = _call_with_frames_removed.__code__.replace(
         co_filename="<frozen importlib._bootstrap_external>", co_firstlineno=1)
     namespace = {"__name__": __name__, "get_code": get_code, "outside": _outside}
-    function = type(_frames_removed)(code, namespace, "get_code")
+    function = type(_outside)(code, namespace, "get_code")
     function.__qualname__ = "LazifyLoader.get_code"
     function.__doc__ = get_code.__doc__
     return function
@@ -409,7 +410,8 @@ class LazifyLoader(SourceFileLoader):
     def _lazy_code(self, fullname):
         if _NATIVE_KEYWORD and _cache.mechanism() == "native":
             _mode._native_modules.add(fullname)
-        source_path = self.get_filename(fullname)
+        # get_filename checks the name, then gives self.path
+        source_path = self.path if fullname == self.name else self.get_filename(fullname)
         st = None
         try:
             st = _os.stat(source_path)
@@ -420,8 +422,10 @@ class LazifyLoader(SourceFileLoader):
                                                  source_size=st.st_size, primary=self.cached)
             if code is not None:
                 stats["cached"] += 1
-                _debug(f"cached {fullname}")
-                _record_cached(fullname, self.front or self, used)
+                if _DEBUG:
+                    _debug(f"cached {fullname}")
+                if used != self.cached:
+                    _record_cached(fullname, self.front or self, used)
                 return code
             if not _strict():
                 from . import _diagnostics

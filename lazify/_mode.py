@@ -55,12 +55,15 @@ DEFAULT_EXCLUDING = {
                   "through _docstring.interpd, which finds the class by walking "
                   "Artist.__subclasses__(); the modules defining the classes must "
                   "be imported first (KeyError: 'Axes:kwdoc')",
-    "_pytest": "an import hook that needs its package's imports while it finds: the "
-               "assertion rewriter's find_spec calls _pytest.pathlib.fnmatch_ex, whose "
-               "deferred `import fnmatch` is then resolved inside the find_spec for "
-               "fnmatch itself; where nothing imported fnmatch at start-up (Debian's "
-               "3.15) pytest does not start (AttributeError: module '_pytest.pathlib' "
-               "has no attribute 'fnmatch' yet; ImportCycleError natively)",
+    "_pytest.assertion": "an import hook that needs its package's imports while it finds: "
+                         "the assertion rewriter's find_spec calls "
+                         "_pytest.pathlib.fnmatch_ex, whose deferred `import fnmatch` is "
+                         "then resolved inside the find_spec for fnmatch itself; where "
+                         "nothing imported fnmatch at start-up (Debian's 3.15) pytest does "
+                         "not start (AttributeError: module '_pytest.pathlib' has no "
+                         "attribute 'fnmatch' yet; ImportCycleError natively)",
+    "_pytest.pathlib": "what the assertion rewriter's find_spec calls (_pytest.assertion): "
+                       "its `import fnmatch` is done when the rewriter is imported",
 }
 
 

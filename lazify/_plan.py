@@ -423,7 +423,8 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
         ``Plan.future_flags`` to ``compile()`` (the import hook): then the module's
         leading ``from __future__`` imports may be lazy like any other, as in PEP
         810's global mode, so ``__future__`` is imported only if a name they bind is
-        read.  Otherwise (source output, the native mechanism) they stay eager
+        read (natively the statement stays, marked ``lazy``: the compiler takes that
+        from a tree, not from source).  Otherwise (source output) they stay eager
         where the compiler sees them (``future``).
     :param nodes: a dict, for the AST emitter (:func:`lazify._emit_ast.emit`): filled
         with the id of each of ``Plan.references`` -> its Name node in ``tree``, so the
@@ -442,7 +443,7 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
     # natively eval/exec find a lazy name reified (LOAD_NAME); the dict itself
     # (globals()[k], f_globals) shows PEP 810's proxy
     readers = _readers(tuple(r for r in reads if r.kind != "eval") if native else reads)
-    futures = frozenset(map(id, _leading_futures(tree))) if future_flags and not native \
+    futures = frozenset(map(id, _leading_futures(tree))) if future_flags \
         else frozenset()
     imports = tuple(_verdicts(facts, site, readers, native, futures=futures)
                     for site in facts.sites)

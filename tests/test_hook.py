@@ -927,3 +927,19 @@ def test_explicit_lazy_imports_are_left_to_the_interpreter(tmp_path):
     assert out[0] == "lazy_import False False"  # csv is lazify's
     assert out[1:] == plain[1:] == ["(Decimal('2'), '2') (Decimal('1'), '1', 1)", "type type"]
     assert any("compiled a" in line for line in debug_lines(hooked))
+
+
+@pytest.mark.skipif(sys.version_info < (3, 15), reason="the native mechanism's cache-miss check")
+def test_opcode_as_the_first_cache_miss_imports(tmp_path):
+    """A cache miss served plain is checked for ``lazy`` statements with the opcode table;
+    when the module missed is ``opcode`` itself (``import dis`` first, on a fresh cache),
+    the check must not import the module being loaded (AttributeError: partially
+    initialized module 'opcode')."""
+    code = ("import lazify; lazify.install()\nimport opcode, dis\n"
+            "print(opcode.opmap['NOP'] >= 0, dis.dis.__name__)")
+    env = {"PYTHONPYCACHEPREFIX": str(tmp_path / "cache"), "LAZIFY_DEFER_REWRITE": "1",
+           "LAZIFY_MECHANISM": "native"}
+    for _ in range(2):                  # a fresh cache, then the rewrite the first run kept
+        proc = run_python(["-c", code], cwd=tmp_path, env_extra=env)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.split() == ["True", "dis"]

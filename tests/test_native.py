@@ -667,3 +667,32 @@ def test_a_sibling_is_parsed_only_when_an_import_statement_may_name_the_module(
         data, name, expected):
     from lazify._sources import _may_import
     assert _may_import(data, name) is expected
+
+
+@needs_native
+def test_future_imports_are_lazy_natively(tmp_path):
+    """The hook marks a module's leading ``from __future__`` imports ``lazy`` (a SyntaxError
+    in source, taken from the tree it compiles): the feature holds, and ``__future__`` is
+    imported when a name they bind is read, as under the global mode and the rewrite."""
+    (tmp_path / "mod.py").write_text(textwrap.dedent("""\
+        \"\"\"Doc.\"\"\"
+        from __future__ import annotations
+        import sys
+
+        def f(x: Undefined) -> sys.X: ...
+
+        LOADED = "__future__" in sys.modules
+    """))
+    (tmp_path / "main.py").write_text(textwrap.dedent("""\
+        import sys
+        sys.modules.pop("__future__", None)
+        import mod
+        print(mod.__doc__, mod.f.__annotations__)
+        print(mod.LOADED, "__future__" in sys.modules, type(vars(mod)["annotations"]).__name__)
+        print(mod.annotations.compiler_flag, "__future__" in sys.modules)
+    """))
+    proc = run_python(["-m", "lazify", "run", "main.py"], cwd=tmp_path,
+                      env_extra={"LAZIFY_MECHANISM": "native"}, check=True)
+    assert proc.stdout.splitlines() == [
+        "Doc. {'x': 'Undefined', 'return': 'sys.X'}", "False False lazy_import",
+        "16777216 True"]

@@ -524,13 +524,14 @@ DEFAULT_EXCLUDED = {
         """,
         "main.py": "import matplotlib.figure\nprint(matplotlib.figure.Figure.add_axes.__doc__)\n",
     },
-    "_pytest": {
+    "_pytest.assertion": {
         # pytest's assertion rewriter: a meta-path finder whose find_spec uses a name its
         # package imported (_pytest.pathlib's fnmatch), met while that name's own import
         # is being found
         "_pytest/__init__.py": "",
         "_pytest/pathlib.py": "import fnm\ndef match(name):\n    return fnm.match(name)\n",
-        "_pytest/hook.py": """
+        "_pytest/assertion/__init__.py": "",
+        "_pytest/assertion/rewrite.py": """
             import sys
             from _pytest import pathlib
             class Finder:
@@ -541,7 +542,28 @@ DEFAULT_EXCLUDED = {
                 sys.meta_path.insert(0, Finder())
         """,
         "fnm.py": "X = 'fnm'\ndef match(name):\n    return False\n",
-        "main.py": "import _pytest.hook\n_pytest.hook.install()\nimport fnm\nprint(fnm.X)\n",
+        "main.py": "import _pytest.assertion.rewrite as hook\nhook.install()\nimport fnm\n"
+                   "print(fnm.X)\n",
+    },
+    "_pytest.pathlib": {
+        # the same, the rewriter's own imports eager: the module it calls defers fnm
+        "_pytest/__init__.py": "",
+        "_pytest/pathlib.py": "import fnm\ndef match(name):\n    return fnm.match(name)\n",
+        "_pytest/assertion/__init__.py": "",
+        "_pytest/assertion/rewrite.py": """
+            import sys
+            from _pytest import pathlib
+            pathlib.match
+            class Finder:
+                def find_spec(self, name, path=None, target=None):
+                    pathlib.match(name)
+                    return None
+            def install():
+                sys.meta_path.insert(0, Finder())
+        """,
+        "fnm.py": "X = 'fnm'\ndef match(name):\n    return False\n",
+        "main.py": "import _pytest.assertion.rewrite as hook\nhook.install()\nimport fnm\n"
+                   "print(fnm.X)\n",
     },
 }
 

@@ -135,7 +135,8 @@ def instructions(python: str, env: dict, cwd: str) -> int:
 
 
 def bench(python: str, rounds: int, count: int, counting: bool = False) -> dict:
-    with tempfile.TemporaryDirectory() as tmp:
+    # a cold run's rewrite at exit (detached) may still write into the tree at the end
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         write_tree(tmp, count)
         plain_env = clean_env()
         lazy_env = clean_env({"PYTHONPATH": os.path.join(tmp, "site_lazify") + os.pathsep + ROOT})
