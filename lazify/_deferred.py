@@ -202,10 +202,10 @@ def main(args) -> int:
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), _stop)
     _lower_priority()
-    from . import _cache_write, _hook, _mode
+    from . import _cache_write, _hook, _mechanism, _settings
 
     mechanism, optimize, rest = args[0], int(args[1]), args[2:]
-    _mode._settings.mechanism = _mode.check_mechanism(mechanism)
+    _settings.settings.mechanism = _mechanism.check_mechanism(mechanism)
     _hook.set_defer_rewrite(False)
     _hook.plain_modules()                # measured once and kept, for the next starts
     done = 0

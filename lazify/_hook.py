@@ -23,7 +23,7 @@ import sys
 # importing the importlib package costs warnings and more at every start
 import _frozen_importlib_external
 
-from . import _cache, _mode, _os
+from . import _cache, _guarded, _mechanism, _native, _os, _settings
 
 SourceFileLoader = _frozen_importlib_external.SourceFileLoader
 
@@ -42,10 +42,10 @@ IMPORTLIB_LIBRARIES = ("importlib.metadata", "importlib.resources")
 _PLAIN = None
 
 #: whether the interpreter reads PEP 810's ``lazy import`` itself (3.15+)
-_NATIVE_KEYWORD = _mode.NATIVE_AVAILABLE
+_NATIVE_KEYWORD = _mechanism.NATIVE_AVAILABLE
 
 #: environment switches, read once (LAZIFY_STRICT is read when it matters)
-_DEBUG = _mode.env_flag("LAZIFY_DEBUG")
+_DEBUG = _settings.env_flag("LAZIFY_DEBUG")
 
 #: what the hook did in this process; tests read it, LAZIFY_DEBUG prints it
 #: ("deferred": cache misses served from the plain pyc, see LazifyLoader._deferred)
@@ -89,6 +89,9 @@ def _never(fullname: str) -> bool:
     # the package itself (so that it catches up with a pending ``import
     # importlib.util`` as any rewritten package does) and its libraries
     return not (fullname == "importlib" or fullname.startswith(IMPORTLIB_LIBRARIES))
+
+
+_settings.register_hook(_never)
 
 
 def _import_rewriter():
@@ -146,7 +149,7 @@ _IMPORTLIB_USED = True
 def _wanted(fullname: str) -> bool:
     """Whether global mode asks for this module to be rewritten (no I/O)."""
     try:
-        return _mode._settings.enabled and not _mode.excluded(fullname)
+        return _settings.lazy_now(fullname)
     except Exception:  # a broken setting must not break every import
         return False
 
@@ -176,7 +179,7 @@ def set_defer_rewrite(defer: bool) -> None:
 
 
 def _strict() -> bool:
-    return _mode.env_flag("LAZIFY_STRICT")
+    return _settings.env_flag("LAZIFY_STRICT")
 
 
 def _transform(data: bytes, path: str, fullname: str, is_package: bool, optimize: int):
@@ -261,7 +264,7 @@ def _has_lazy_statement(code) -> bool:
     """Whether module-level code holds a PEP 810 ``lazy import`` (3.15+: IMPORT_NAME
     with the lazy bit, the lowest, of its argument set; ``lazy`` is module-level only)."""
     global _IMPORT_NAME
-    if not _mode.NATIVE_AVAILABLE:
+    if not _mechanism.NATIVE_AVAILABLE:
         return False
     if _IMPORT_NAME is None:
         busy, _state.busy = _state.busy, True      # opcode and its imports pass through
@@ -416,7 +419,7 @@ class LazifyLoader(SourceFileLoader):
 
     def _lazy_code(self, fullname):
         if _NATIVE_KEYWORD and _cache.mechanism() == "native":
-            _mode._native_modules.add(fullname)
+            _native.native_modules.add(fullname)
         source_path = self.get_filename(fullname)
         st = None
         try:
@@ -614,9 +617,9 @@ _missing = {}
 
 def _forget_searches():
     """Forget what lazify remembers of the finders' answers (its misses, and the
-    packages guarded modules found: :func:`lazify._mode.found`)."""
+    packages guarded modules found: :func:`lazify._guarded.findable`)."""
     _missing.clear()
-    _mode._found.clear()
+    _guarded.forget_findable()
 
 
 #: modules of CPython's own loaders (builtin, frozen, extension, sourceless,
@@ -636,19 +639,18 @@ def install(*, enabled=True, excluding=None, mechanism=None):
         else native where the interpreter has PEP 810, else the rewrite.  ValueError for "native"
         elsewhere.
     """
-    rt = _mode
     if mechanism is None:
         # LAZIFY_MECHANISM when it names one this interpreter has (lazify.install and
         # lazify run report a bad one: they read the settings), else the default
-        rt._settings.mechanism = None
+        _settings.settings.mechanism = None
         mechanism = _cache.mechanism()
-    mechanism = rt.check_mechanism(mechanism)
-    rt.set_lazy_imports(enabled, excluding=excluding)
-    rt.set_mechanism(mechanism)
+    mechanism = _mechanism.check_mechanism(mechanism)
+    _settings.set_lazy_imports(enabled, excluding=excluding)
+    _mechanism.set_mechanism(mechanism)
     record = sys.modules.get("lazify._import_record")
     if record is not None:
         record.attach_native()
-    elif rt.env_flag("LAZIFY_SUMMARY"):
+    elif _settings.env_flag("LAZIFY_SUMMARY"):
         from . import _import_record
 
         _import_record.summary_at_exit()
@@ -665,7 +667,7 @@ def uninstall():
     interpreter gets back the lazy imports mode and filter it had before."""
     sys.meta_path[:] = [f for f in sys.meta_path if f is not _finder]
     _forget_searches()
-    _mode.native_off()
+    _native.native_off()
 
 
 def is_installed():

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 
 from ._facts import ModuleFacts, Span, _span, exclusive, gather, has_docstring
+from ._names import absolute_name
 from ._reasons import Reason
 from ._record import record
 
@@ -377,16 +378,12 @@ def _leading_futures(tree: ast.Module) -> tuple:
 
 
 def resolve_module(name: str, level: int, package: str) -> str:
-    """Absolute module name for an import, relative ones against ``package``."""
-    if not level:
-        return name
-    if not package:
+    """Absolute module name for an import, relative ones against ``package``; the
+    statement's own text (``..name``) where Python raises (no module has that name)."""
+    try:
+        return absolute_name(name, level, package)
+    except ImportError:
         return "." * level + name
-    parts = package.split(".")
-    if level - 1 >= len(parts):
-        return "." * level + name
-    base = ".".join(parts[: len(parts) - (level - 1)])
-    return f"{base}.{name}" if name else base
 
 
 #: whether the interpreter reads PEP 810's ``lazy import`` (3.15+): then it defers
