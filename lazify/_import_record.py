@@ -19,7 +19,8 @@ unknown there (None).
 import os
 import sys
 
-from . import _api, _mechanism, _native, _settings
+from . import _api, _mechanism, _settings
+from ._native import lazy_imports_filter
 
 #: whether the record is being kept
 recording = False
@@ -47,12 +48,12 @@ def attach_native() -> None:
     """Under the native mechanism, put the recording filter in front of lazify's."""
     if not recording or not _mechanism.NATIVE_AVAILABLE or _settings.settings.mechanism != "native":
         return
-    if sys.get_lazy_imports_filter() is _native.lazy_imports_filter:
+    if sys.get_lazy_imports_filter() is lazy_imports_filter:
         sys.set_lazy_imports_filter(_recording_filter)
 
 
 def _recording_filter(importer, name, fromlist):
-    lazy = _native.lazy_imports_filter(importer, name, fromlist)
+    lazy = lazy_imports_filter(importer, name, fromlist)
     if lazy:
         frame = sys._getframe(1)
         _native.append((importer, name, fromlist, frame.f_code.co_filename, frame.f_lineno,
