@@ -498,7 +498,7 @@ def _at_exit(pid):
     try:
         from . import _deferred
 
-        _deferred.finish(missed)
+        _deferred.finish(missed, debug=_debug)
     except Exception:
         pass                             # nothing of this may disturb the exit
     finally:
