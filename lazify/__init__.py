@@ -14,8 +14,7 @@ from ._api import resolve_all as resolve_all
 from ._settings import DEFAULT_EXCLUDING as DEFAULT_EXCLUDING
 from ._settings import is_lazy_imports_enabled as is_lazy_imports_enabled
 from ._settings import set_lazy_imports as set_lazy_imports
-
-__version__ = "0.1.0"
+from ._version import VERSION as __version__
 
 
 def install(*, enabled=None, excluding=None, mechanism=None) -> None:
