@@ -20,6 +20,7 @@ import os
 import sys
 
 from . import _api, _mechanism, _settings
+from ._entry_points import NAMESPACE
 from ._native import lazy_imports_filter
 
 #: whether the record is being kept
@@ -95,7 +96,7 @@ def _first_user_frame():
                 or filename.endswith(("importlib/__init__.py", "importlib\\__init__.py"))
                 # a rewritten module's own PEP 562 hook, whose prologue asks lazify
                 or (code.co_name in ("__getattr__", "__dir__")
-                    and "__lazy__" in frame.f_globals)):
+                    and NAMESPACE in frame.f_globals)):
             return {"file": filename, "line": frame.f_lineno}
         frame = frame.f_back
     return None

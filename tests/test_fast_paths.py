@@ -80,24 +80,21 @@ print("before", loaded())
 import app
 print("rewritten", "__lazy__" in vars(app))
 print("after import", loaded())
-for name in app.NAMES:
-    pending = lazify.is_lazy_import(vars(app), name)
+def shown(module, name):
+    # whether the name was pending, and what reading it gives
+    pending = lazify.is_lazy_import(vars(module), name)
     try:
-        value = getattr(app, name)
-        shown = getattr(value, "__name__", value)
+        value = getattr(module, name)
+        return pending, getattr(value, "__name__", value)
     except Exception as exc:
-        shown = f"{type(exc).__name__}: {exc}"
-    print(name, pending, shown, loaded())
+        return pending, f"{type(exc).__name__}: {exc}"
+
+for name in app.NAMES:
+    print(name, *shown(app, name), loaded())
 import pkg.sub.user
 user = sys.modules["pkg.sub.user"]
 for name in ("a", "b", "VALUE", "other", "nothing_here", "beyond"):
-    pending = lazify.is_lazy_import(vars(user), name)
-    try:
-        shown = getattr(user, name)
-        shown = getattr(shown, "__name__", shown)
-    except Exception as exc:
-        shown = f"{type(exc).__name__}: {exc}"
-    print("user", name, pending, shown)
+    print("user", name, *shown(user, name))
 print(user.use())
 lazify.set_lazy_imports(False)
 print("eager now")
