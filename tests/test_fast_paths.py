@@ -113,7 +113,7 @@ def _write(root):
 
 def _run(tmp_path, switch):
     proc = run_python(["-c", SCENARIO, switch], cwd=tmp_path, check=True,
-                      env_extra={"LAZIFY_DEFER_REWRITE": "0", "PYTHONPATH": str(tmp_path)})
+                      env_extra={"LAZIFY_DEFER_REWRITE": "0"})
     return proc.stdout
 
 
