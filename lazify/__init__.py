@@ -8,14 +8,13 @@ distribution's packages for assertion rewriting; lazify has no test asserts, and
 would otherwise warn about (an error under ``-W error``).
 """
 
-from ._mode import DEFAULT_EXCLUDING as DEFAULT_EXCLUDING
-from ._mode import eager_imports as eager_imports
-from ._mode import is_lazy_import as is_lazy_import
-from ._mode import is_lazy_imports_enabled as is_lazy_imports_enabled
-from ._mode import resolve_all as resolve_all
-from ._mode import set_lazy_imports as set_lazy_imports
-
-__version__ = "0.1.0"
+from ._api import eager_imports as eager_imports
+from ._api import is_lazy_import as is_lazy_import
+from ._api import resolve_all as resolve_all
+from ._settings import DEFAULT_EXCLUDING as DEFAULT_EXCLUDING
+from ._settings import is_lazy_imports_enabled as is_lazy_imports_enabled
+from ._settings import set_lazy_imports as set_lazy_imports
+from ._version import VERSION as __version__
 
 
 def install(*, enabled=None, excluding=None, mechanism=None) -> None:
@@ -43,7 +42,8 @@ def install(*, enabled=None, excluding=None, mechanism=None) -> None:
         before 3.15; the configured one then gives a warning and the rewrite.
     """
     from ._hook import install as _install
-    from ._mode import check_mechanism, env_flag, has_settings, recorded, recorded_settings
+    from ._mechanism import check_mechanism
+    from ._settings import env_flag, has_settings, recorded, recorded_settings
 
     if mechanism is not None:
         check_mechanism(mechanism)
@@ -63,7 +63,7 @@ def install(*, enabled=None, excluding=None, mechanism=None) -> None:
             enabled, names, configured = recorded_settings(recorded(), enabled)
             mechanism = mechanism or configured
     except Exception as exc:  # lazify must never be why a program fails to start
-        from ._mode import report
+        from ._settings import report
 
         report(f"settings ignored: {exc}")
     if excluding is None and names:

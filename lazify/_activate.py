@@ -149,7 +149,7 @@ def _settings_to_record(settings_file: str | None) -> tuple[dict, str | None]:
     """The settings ``enable`` records: ``[tool.lazify]`` of *settings_file*, else of
     the ``pyproject.toml`` found from the current directory upwards, else none."""
     from ._config import ConfigError, settings_from_file
-    from ._mode import find_pyproject
+    from ._config import find_pyproject
 
     if settings_file is not None:
         path = os.path.abspath(settings_file)
@@ -316,11 +316,11 @@ def cmd_disable(args) -> int:
 
 def cmd_status(args) -> int:
     """Whether lazify is active in this interpreter and why; exit 0 when it is."""
-    from . import _hook, _mode
+    from . import _hook, _mechanism, _settings
 
     installed = _hook.is_installed()
-    active = installed and _mode.is_lazy_imports_enabled()
-    record = _mode.recorded()
+    active = installed and _settings.is_lazy_imports_enabled()
+    record = _settings.recorded()
     switch = _startup.switch()
     if active:
         why = {"enabled": f"enabled for this environment ({record and record['file']})",
@@ -345,11 +345,11 @@ def cmd_status(args) -> int:
         print(f"settings: cannot be read: {exc}")
         return 0 if active else 1
     sources = config.sources
-    mechanism = _mode._settings.mechanism if installed else (config.mechanism
-                                                              or _mode.default_mechanism())
+    mechanism = _settings.settings.mechanism if installed else (config.mechanism
+                                                              or _mechanism.default_mechanism())
     print(f"mechanism: {mechanism} ({sources['mechanism']})")
     print(f"enabled: {'true' if config.enabled else 'false'} ({sources['enabled']})")
-    print(f"excluding: lazify's defaults ({', '.join(sorted(_mode.DEFAULT_EXCLUDING))})")
+    print(f"excluding: lazify's defaults ({', '.join(sorted(_settings.DEFAULT_EXCLUDING))})")
     for where, names in sources["excluding"]:
         print(f"  + {', '.join(names)} ({where})")
     _print_cache(mechanism)
@@ -373,10 +373,10 @@ def _print_cache(mechanism) -> None:
               f"else {fallback or 'no per-user directory'}"
               + ("" if fallback is None else f" ({'writable' if _writable(fallback) else 'not writable'})"))
     total = compiled = 0
-    from . import _mode
+    from . import _settings
     from ._sources import walk
 
-    _mode._settings.mechanism = mechanism    # the cache files of this mechanism
+    _settings.settings.mechanism = mechanism    # the cache files of this mechanism
     from ._hook import _never, plain_modules
     from ._sources import module_name_for
 

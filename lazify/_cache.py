@@ -16,11 +16,10 @@ import os
 import sys
 import _frozen_importlib_external as _bootstrap_external
 
-from . import _mode, _os
+from . import _mechanism, _os, _settings, _version
 
-#: lazify's version (kept here: importing lazify/__init__.py from the hook
-#: would be an import cycle).  Part of the cache tag.
-VERSION = "0.1.0"
+#: lazify's version (:mod:`lazify._version`): part of the cache tag
+VERSION = _version.VERSION
 #: Bumped whenever the generated code calls a renamed/changed runtime helper.
 CACHE_FORMAT = 10
 #: A digest of :func:`lazify._entry_points.table`, the names the generated code calls
@@ -80,13 +79,13 @@ FORMAT = f"{VERSION.replace('.', 'v')}f{CACHE_FORMAT}h{_sources_fingerprint()}"
 def mechanism() -> str:
     """The mechanism the hook compiles for ("native" or "rewrite"): the one
     ``install()`` set, else ``LAZIFY_MECHANISM`` or the interpreter's default."""
-    settings = _mode._settings
+    settings = _settings.settings
     if settings.mechanism is None:
         value = os.environ.get("LAZIFY_MECHANISM", "").strip().lower()
-        if value == "rewrite" or (value == "native" and _mode.NATIVE_AVAILABLE):
+        if value == "rewrite" or (value == "native" and _mechanism.NATIVE_AVAILABLE):
             settings.mechanism = value
         else:
-            settings.mechanism = _mode.default_mechanism()
+            settings.mechanism = _mechanism.default_mechanism()
     return settings.mechanism
 
 

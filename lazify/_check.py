@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 
+from ._names import within
 from ._reasons import Reason
 
 
@@ -65,8 +66,7 @@ def _static_text(node, module: str, package: str) -> str | None:
 
 def is_excluded(module: str, excluding) -> bool:
     """Whether ``excluding`` names ``module`` or a package above it."""
-    return bool(excluding) and any(
-        module == name or module.startswith(name + ".") for name in excluding)
+    return bool(excluding) and within(module, excluding)
 
 
 def never_rewritten(module: str) -> bool:

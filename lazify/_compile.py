@@ -15,7 +15,7 @@ import os
 import sys
 import time
 
-from . import _cache, _cache_write, _hook, _mode, _sources
+from . import _cache, _cache_write, _hook, _mechanism, _settings, _sources
 
 #: below this many files the work is done in this process: a pool costs more
 IN_PROCESS_BELOW = 48
@@ -43,8 +43,8 @@ def compile_paths(paths, *, hash_based=False, mechanism=None, jobs=None, env=Fal
     :returns: the exit code: 0, or 1 when any file failed or could not be compiled.
     """
     started = time.perf_counter()
-    rt = _mode
-    rt._settings.mechanism = None if mechanism is None else rt.check_mechanism(mechanism)
+    _settings.settings.mechanism = (None if mechanism is None
+                                    else _mechanism.check_mechanism(mechanism))
     _cache.mechanism()                   # None: LAZIFY_MECHANISM, else the default
     errors = []
     roots = list(paths_that_exist(paths, errors))

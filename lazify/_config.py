@@ -28,14 +28,13 @@ Recognised keys::
 
 import os
 
-from . import _mode
-from ._mode import find_pyproject
+from . import _settings
+from ._mechanism import MECHANISMS, NATIVE_AVAILABLE
 
 __all__ = ["Config", "ConfigError", "find_pyproject", "load_config", "read_pyproject",
            "resolve", "settings_from_file"]
 
 _KEYS = frozenset({"enabled", "excluding", "mechanism"})
-_MECHANISMS = ("native", "rewrite")
 _UNSET = object()
 
 
@@ -141,7 +140,7 @@ def _checked(table: dict, where: str) -> dict:
             raise ConfigError(f"{where}: not a module name in excluding: {bad!r}")
         out["excluding"] = [n for n in names if n]
     if "mechanism" in table:
-        if table["mechanism"] not in _MECHANISMS:
+        if table["mechanism"] not in MECHANISMS:
             raise ConfigError(f'{where}: [tool.lazify] mechanism must be "native" or "rewrite"')
         out["mechanism"] = table["mechanism"]
     return out
@@ -163,7 +162,7 @@ def resolve(*, enabled=None, mechanism=None, extra_excluding=(), project=None,
         ``pyproject.toml`` above it (``check``, ``rewrite``, ``diff``) instead of the
         recorded settings.
     :param record: the recorded settings (default: those this process started with,
-        :func:`lazify._mode.recorded`).
+        :func:`lazify._settings.recorded`).
     :param strict: a malformed environment variable raises ConfigError (a command's
         usage error); otherwise it is reported once and ignored (at run time).
     :raises ConfigError: the project's file or (strict) a variable is malformed.
@@ -176,7 +175,7 @@ def resolve(*, enabled=None, mechanism=None, extra_excluding=(), project=None,
         base = _checked(read_pyproject(path), path) if path is not None else {}
         label = path
     else:
-        record = _mode.recorded() if record is _UNSET else record
+        record = _settings.recorded() if record is _UNSET else record
         base = dict(record or {})
         path = base.get("from")
         label = "recorded by lazify enable" + (f" from {path}" if path else "")
@@ -185,7 +184,7 @@ def resolve(*, enabled=None, mechanism=None, extra_excluding=(), project=None,
     if enabled is not None:
         enabled, sources["enabled"] = bool(enabled), "argument"
     else:
-        disable = _mode.env_flag("LAZIFY_DISABLE", None, env)
+        disable = _settings.env_flag("LAZIFY_DISABLE", None, env)
         if disable is not None:
             enabled, sources["enabled"] = not disable, "LAZIFY_DISABLE"
         elif "enabled" in base:
@@ -197,7 +196,7 @@ def resolve(*, enabled=None, mechanism=None, extra_excluding=(), project=None,
         sources["mechanism"] = "argument"
     else:
         from_env = env.get("LAZIFY_MECHANISM", "").strip()
-        if from_env and from_env.lower() in _MECHANISMS:
+        if from_env and from_env.lower() in MECHANISMS:
             mechanism, sources["mechanism"] = from_env.lower(), "LAZIFY_MECHANISM"
         else:
             if from_env:
@@ -232,7 +231,21 @@ def _env_names(env, strict):
 def _problem(message, strict):
     if strict:
         raise ConfigError(message)
-    _mode.report(f"{message}; ignored")
+    _settings.report(f"{message}; ignored")
+
+
+def find_pyproject(start_dir=None):
+    """Return the nearest ``pyproject.toml`` in *start_dir* (default: the current
+    directory) or above it, or None."""
+    here = os.path.abspath(os.fspath(start_dir) if start_dir is not None else os.getcwd())
+    while True:
+        candidate = os.path.join(here, "pyproject.toml")
+        if os.path.isfile(candidate):
+            return candidate
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
 
 
 def load_config(
@@ -253,9 +266,7 @@ def load_config(
 def usable_mechanism(mechanism, stacklevel: int = 2):
     """A configured mechanism this interpreter has: "native" before 3.15 gives a
     warning and "rewrite" (an explicit ``install(mechanism="native")`` raises instead)."""
-    import sys
-
-    if mechanism == "native" and not hasattr(sys, "set_lazy_imports_filter"):
+    if mechanism == "native" and not NATIVE_AVAILABLE:
         import warnings
 
         warnings.warn('lazify: mechanism "native" needs Python 3.15+ (PEP 810); '

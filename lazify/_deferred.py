@@ -21,7 +21,7 @@ from . import _cache
 
 #: the code the child runs: ``python -I -S -c CHILD PACKAGE_PARENT ARGS...``
 CHILD = ("import sys; sys.path.insert(0, sys.argv[1]); "
-         "from lazify._deferred import main; main(sys.argv[2:])")
+         "from lazify._deferred_child import main; main(sys.argv[2:])")
 
 #: at most this many bytes of module arguments on one child's command line (Linux
 #: allows 2 MiB in all); the misses past it are rewritten after a later start
@@ -30,7 +30,7 @@ ARGV_BUDGET = 256 * 1024
 
 # ------------------------------------------------------------------- in the program
 
-def finish(missed, warn=True) -> list:
+def finish(missed, warn=True, debug=None) -> list:
     """Start the rewrite of the modules that can be cached (at exit, or while a
     long-running process runs), and warn once about those that cannot (``warn``:
     at exit); returns those."""
@@ -54,10 +54,9 @@ def finish(missed, warn=True) -> list:
         (writable if ok else unwritable).append(entry)
     if writable:
         pid = spawn(writable)
-        from . import _hook
-
-        _hook._debug(f"rewriting {len(writable)} cache misses out of the program "
-                     f"({'at exit' if warn else 'while it runs'}, child {pid})")
+        if debug is not None:
+            debug(f"rewriting {len(writable)} cache misses out of the program "
+                  f"({'at exit' if warn else 'while it runs'}, child {pid})")
     if unwritable and warn:
         root = _cache.fallback_root()
         where = f"{os.path.dirname(os.path.dirname(unwritable[0][1]))}"
@@ -174,63 +173,3 @@ def _warn_once(count: int, why: str) -> None:
         sys.stderr.flush()
     except Exception:
         pass
-
-
-# ------------------------------------------------------------------- in the child
-
-def _lower_priority() -> None:
-    try:
-        os.nice(19)
-    except (AttributeError, OSError):
-        pass
-    try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    except (AttributeError, OSError):
-        pass
-
-
-def _stop(signum, frame):
-    raise SystemExit(128 + signum)
-
-
-def main(args) -> int:
-    """The child: rewrite ``NAME PATH IS_PACKAGE`` triples into lazify's cache.
-
-    ``args``: the mechanism, the optimization level, then the triples.  A module
-    whose cache a concurrent start wrote meanwhile is left alone; writes are atomic
-    and a termination signal unwinds them (no temporary file is left behind).
-    """
-    import signal
-
-    for name in ("SIGTERM", "SIGHUP", "SIGINT"):
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), _stop)
-    _lower_priority()
-    from . import _cache_write, _hook, _mode
-
-    mechanism, optimize, rest = args[0], int(args[1]), args[2:]
-    _mode._settings.mechanism = _mode.check_mechanism(mechanism)
-    _hook.set_defer_rewrite(False)
-    _hook.plain_modules()                # measured once and kept, for the next starts
-    done = 0
-    for at in range(0, len(rest) - 2, 3):
-        name, path, is_package = rest[at], rest[at + 1], rest[at + 2] == "1"
-        if _hook._never(name):
-            continue
-        try:
-            st = os.stat(path)
-        except OSError:
-            continue
-        if _cache.read_cached(path, source_mtime=st.st_mtime, source_size=st.st_size,
-                              optimize=optimize) is not None:
-            continue
-        try:
-            data = _cache._read_file(path)
-            code = _hook._transform(data, path, name, is_package, optimize)
-        except Exception:
-            continue                     # the program imported it plain; so will the next
-        if _cache_write.write_cached(path, code, source_mtime=st.st_mtime,
-                                     source_size=st.st_size, source_mode=st.st_mode,
-                                     source_bytes=data, optimize=optimize) is not None:
-            done += 1
-    return done

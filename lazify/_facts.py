@@ -530,7 +530,7 @@ _NEW_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 #: names the rewrite binds in a module's namespace: the header's ``__lazy__``, and the
 #: PEP 562 hooks the runtime installs while names are pending
-_REWRITE_BINDS = frozenset({"__lazy__", "__getattr__", "__dir__"})
+_REWRITE_BINDS = frozenset({NAMESPACE, "__getattr__", "__dir__"})
 
 
 class _NamespaceUse:

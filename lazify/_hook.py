@@ -24,7 +24,7 @@ import sys
 # importing the importlib package costs warnings and more at every start
 import _frozen_importlib_external
 
-from . import _cache, _mode, _os
+from . import _cache, _guarded, _mechanism, _native, _os, _settings
 
 SourceFileLoader = _frozen_importlib_external.SourceFileLoader
 
@@ -43,10 +43,10 @@ IMPORTLIB_LIBRARIES = ("importlib.metadata", "importlib.resources")
 _PLAIN = None
 
 #: whether the interpreter reads PEP 810's ``lazy import`` itself (3.15+)
-_NATIVE_KEYWORD = _mode.NATIVE_AVAILABLE
+_NATIVE_KEYWORD = _mechanism.NATIVE_AVAILABLE
 
 #: environment switches, read once (LAZIFY_STRICT is read when it matters)
-_DEBUG = _mode.env_flag("LAZIFY_DEBUG")
+_DEBUG = _settings.env_flag("LAZIFY_DEBUG")
 
 #: what the hook did in this process; tests read it, LAZIFY_DEBUG prints it
 #: ("deferred": cache misses served from the plain pyc, see LazifyLoader._deferred)
@@ -111,6 +111,9 @@ def _never(fullname: str) -> bool:
     return not (fullname == "importlib" or fullname.startswith(IMPORTLIB_LIBRARIES))
 
 
+_settings.register_hook(_never)
+
+
 def _import_rewriter():
     busy, _state.busy = _state.busy, True
     try:
@@ -166,7 +169,7 @@ _IMPORTLIB_USED = True
 def _wanted(fullname: str) -> bool:
     """Whether global mode asks for this module to be rewritten (no I/O)."""
     try:
-        return _mode._settings.enabled and not _mode.excluded(fullname)
+        return _settings.lazy_now(fullname)
     except Exception:  # a broken setting must not break every import
         return False
 
@@ -196,7 +199,7 @@ def set_defer_rewrite(defer: bool) -> None:
 
 
 def _strict() -> bool:
-    return _mode.env_flag("LAZIFY_STRICT")
+    return _settings.env_flag("LAZIFY_STRICT")
 
 
 def _transform(data: bytes, path: str, fullname: str, is_package: bool, optimize: int):
@@ -409,7 +412,7 @@ class LazifyLoader(SourceFileLoader):
 
     def _lazy_code(self, fullname):
         if _NATIVE_KEYWORD and _cache.mechanism() == "native":
-            _mode._native_modules.add(fullname)
+            _native.native_modules.add(fullname)
         # get_filename checks the name, then gives self.path
         source_path = self.path if fullname == self.name else self.get_filename(fullname)
         st = None
@@ -561,7 +564,7 @@ def _at_exit(pid):
     try:
         from . import _deferred
 
-        _deferred.finish(_uncachable + missed[_handed:])
+        _deferred.finish(_uncachable + missed[_handed:], debug=_debug)
     except Exception:
         pass                             # nothing of this may disturb the exit
     finally:
@@ -666,9 +669,9 @@ _missing = {}
 
 def _forget_searches():
     """Forget what lazify remembers of the finders' answers (its misses, and the
-    packages guarded modules found: :func:`lazify._mode.found`)."""
+    packages guarded modules found: :func:`lazify._guarded.findable`)."""
     _missing.clear()
-    _mode._found.clear()
+    _guarded.forget_findable()
 
 
 #: modules of CPython's own loaders (builtin, frozen, extension, sourceless,
@@ -688,19 +691,18 @@ def install(*, enabled=True, excluding=None, mechanism=None):
         else native where the interpreter has PEP 810, else the rewrite.  ValueError for "native"
         elsewhere.
     """
-    rt = _mode
     if mechanism is None:
         # LAZIFY_MECHANISM when it names one this interpreter has (lazify.install and
         # lazify run report a bad one: they read the settings), else the default
-        rt._settings.mechanism = None
+        _settings.settings.mechanism = None
         mechanism = _cache.mechanism()
-    mechanism = rt.check_mechanism(mechanism)
-    rt.set_lazy_imports(enabled, excluding=excluding)
-    rt.set_mechanism(mechanism)
+    mechanism = _mechanism.check_mechanism(mechanism)
+    _settings.set_lazy_imports(enabled, excluding=excluding)
+    _mechanism.set_mechanism(mechanism)
     record = sys.modules.get("lazify._import_record")
     if record is not None:
         record.attach_native()
-    elif rt.env_flag("LAZIFY_SUMMARY"):
+    elif _settings.env_flag("LAZIFY_SUMMARY"):
         from . import _import_record
 
         _import_record.summary_at_exit()
@@ -717,7 +719,7 @@ def uninstall():
     interpreter gets back the lazy imports mode and filter it had before."""
     sys.meta_path[:] = [f for f in sys.meta_path if f is not _finder]
     _forget_searches()
-    _mode.native_off()
+    _native.native_off()
 
 
 def is_installed():

@@ -19,7 +19,9 @@ unknown there (None).
 import os
 import sys
 
-from . import _mode, _os
+from . import _api, _mechanism, _os, _settings
+from ._entry_points import NAMESPACE
+from ._native import lazy_imports_filter
 
 #: whether the record is being kept
 recording = False
@@ -37,7 +39,7 @@ def start() -> None:
     """Keep the record from now on (idempotent)."""
     global recording
     recording = True
-    runtime = sys.modules.get(_mode._RUNTIME)
+    runtime = _settings.runtime
     if runtime is not None:
         runtime._recorder = sys.modules[__name__]
     attach_native()
@@ -45,14 +47,14 @@ def start() -> None:
 
 def attach_native() -> None:
     """Under the native mechanism, put the recording filter in front of lazify's."""
-    if not recording or not _mode.NATIVE_AVAILABLE or _mode._settings.mechanism != "native":
+    if not recording or not _mechanism.NATIVE_AVAILABLE or _settings.settings.mechanism != "native":
         return
-    if sys.get_lazy_imports_filter() is _mode._lazy_imports_filter:
+    if sys.get_lazy_imports_filter() is lazy_imports_filter:
         sys.set_lazy_imports_filter(_recording_filter)
 
 
 def _recording_filter(importer, name, fromlist):
-    lazy = _mode._lazy_imports_filter(importer, name, fromlist)
+    lazy = lazy_imports_filter(importer, name, fromlist)
     if lazy:
         frame = sys._getframe(1)
         _native.append((importer, name, fromlist, frame.f_code.co_filename, frame.f_lineno,
@@ -96,7 +98,7 @@ def _first_user_frame():
                 or filename.endswith(("importlib/__init__.py", "importlib\\__init__.py"))
                 # a rewritten module's own PEP 562 hook, whose prologue asks lazify
                 or (code.co_name in ("__getattr__", "__dir__")
-                    and "__lazy__" in frame.f_globals)):
+                    and NAMESPACE in frame.f_globals)):
             return {"file": filename, "line": frame.f_lineno}
         frame = frame.f_back
     return None
@@ -108,7 +110,7 @@ def _first_user_frame():
 def _native_records():
     """The native mechanism's deferrals, each resolved unless a LazyImportType
     still stands for it in its importer's namespace."""
-    lazy_type = _mode._lazy_import_type()
+    lazy_type = _api.lazy_import_type()
     pending = set()
     namespaces = {id(entry[5]): entry for entry in _native}
     for importer, _name, _fromlist, _filename, _line, namespace in namespaces.values():
@@ -145,7 +147,7 @@ def snapshot() -> dict:
     stats = getattr(hook, "stats", None) or {}
     records = [dict(r) for r in _deferred.values()] + _native_records()
     return {
-        "mechanism": _mode._settings.mechanism,
+        "mechanism": _settings.settings.mechanism,
         "modules_rewritten": stats.get("compiled", 0) + stats.get("cached", 0),
         "deferred": records,
     }

@@ -1,3 +1,4 @@
+# The file name must stay: warnings and logging skip frames whose file name holds "importlib" and "_bootstrap".
 """What rewritten modules call: registration, resolution, PEP 562 hooks.
 
 A rewritten module starts with::
@@ -15,9 +16,10 @@ The names the generated code calls, and what it passes them, are the table in
 :mod:`lazify._entry_points`: the stable interface of the cached bytecode, so
 changing one needs a cache-format bump.
 
-The first rewritten module imports it (``install()`` needs only
-:mod:`lazify._mode`, the native mechanism never this module); it imports
-nothing but ``sys``, ``builtins`` and :mod:`lazify._mode`.
+The first rewritten module imports it (``install()`` needs only the settings,
+:mod:`lazify._settings`; the native mechanism never imports this module), and it
+registers itself there; it imports nothing but ``sys``, ``builtins`` and lazify's
+settings, names and guarded-import check.
 
 Its file name is deliberate: ``warnings`` and ``logging`` treat frames whose
 file name contains both "importlib" and "_bootstrap" as import machinery and
@@ -33,13 +35,16 @@ from _operator import itemgetter as _itemgetter
 from _thread import _local, get_ident
 from _weakref import ref
 
-from ._mode import (_find_spec, _guarded, _lazy_import_type, _settings, excluded, found,
-                    is_excluded, machinery_file)
+from . import _settings
+from ._api import lazy_import_type
+from ._guarded import find_spec, findable, guarded, machinery_file
+from ._names import absolute_name
+from ._settings import is_excluded, lazy_now, opted_in, settings
 
 _MISSING = object()
 _EMPTY = frozenset()
 #: PEP 810's types.LazyImportType (3.15+; None before)
-_LazyImportType = _lazy_import_type()
+_LazyImportType = lazy_import_type()
 #: the ``resolving`` of every module until one of its deferred imports runs
 #: (never written to: a module gets a dict of its own first)
 _NOTHING_RUNNING = {}
@@ -61,14 +66,13 @@ _recorder = None
 
 
 def _absolute(module, level, package):
-    """The absolute name of ``from .{level}module import``, or None."""
-    if not package:
+    """The absolute name of ``from .{level}module import``, or None where Python's
+    import raises (:func:`lazify._names.absolute_name`): the import itself raises
+    it when it runs."""
+    try:
+        return absolute_name(module, level, package)
+    except ImportError:
         return None
-    parts = package.split(".")
-    if level - 1 > len(parts) - 1:
-        return None
-    base = ".".join(parts[: len(parts) - level + 1])
-    return f"{base}.{module}" if module else base
 
 
 def _line_at(code, offset):
@@ -323,11 +327,11 @@ def _check_found(state, entry):
         frame = sys._getframe(1)
         while frame.f_code.co_filename == _RUNTIME_FILE:
             frame = frame.f_back         # up to the module whose statement this is
-        state.guarded = _guarded(frame)
+        state.guarded = guarded(frame)
     if not state.guarded:
         return
     try:
-        there = found(top)
+        there = findable(top)
     except Exception:
         return                           # a finder's own trouble: leave it to the import
     if not there:
@@ -592,7 +596,7 @@ class _PackageSubmodules:
                 if value is not _MISSING:
                     return value
             try:
-                spec = _find_spec(fullname, self.namespace.get("__path__"))
+                spec = find_spec(fullname, self.namespace.get("__path__"))
             except Exception:
                 spec = None
             if spec is None:
@@ -680,8 +684,8 @@ class _ModuleState(_PackageSubmodules):
     def _refresh(self) -> bool:
         """Take the settings in again after set_lazy_imports()/install(); return
         ``all_lazy``."""
-        self.all_lazy = all_lazy = _settings.enabled and not excluded(self.name)
-        self.generation = generation = _settings.generation
+        self.all_lazy = all_lazy = lazy_now(self.name)
+        self.generation = generation = settings.generation
         self.lazy_generation = generation if all_lazy else -1
         return all_lazy
 
@@ -689,12 +693,10 @@ class _ModuleState(_PackageSubmodules):
         """Lazy or eager, decided when the statement executes."""
         if self.explicit:
             return True
-        explicit = self.namespace.get("__lazy_modules__")
-        if explicit is not None:
-            target = entry.absolute(self.package)
-            if target is not None and target in explicit:
-                return True
-        if self.generation != _settings.generation:
+        if "__lazy_modules__" in self.namespace and opted_in(
+                self.namespace, entry.absolute(self.package)):
+            return True
+        if self.generation != settings.generation:
             self._refresh()
         return self.all_lazy
 
@@ -713,7 +715,7 @@ class _ModuleState(_PackageSubmodules):
             bound = module.partition(".")[0]
         else:
             bound = asname
-        if self.generation != _settings.generation:
+        if self.generation != settings.generation:
             self._refresh()
         if not self.all_lazy or bound in self.pending:
             return self.register(bound, _Entry(_TOP if asname is None else _AS, module, 0,
@@ -744,7 +746,7 @@ class _ModuleState(_PackageSubmodules):
         """``from module import attr`` (``as asname``), the statement running in
         ``frame``."""
         bound = attr if asname is None else asname
-        if self.generation != _settings.generation:
+        if self.generation != settings.generation:
             self._refresh()
         checked = False
         if self.all_lazy and bound not in self.pending:
@@ -1448,7 +1450,7 @@ class _Namespace(tuple if _TUPLE_LAYOUT else object):
     def __lazy_import__(self, *aliases):
         """``import a.b, c as d``: ``('a.b', None), ('c', 'd')``."""
         state = self.__lazify_state__
-        if state.lazy_generation == _settings.generation or state._refresh():
+        if state.lazy_generation == settings.generation or state._refresh():
             modules = sys.modules
             namespace = state.namespace
             for module, asname in aliases:
@@ -1482,7 +1484,7 @@ class _Namespace(tuple if _TUPLE_LAYOUT else object):
     def __lazy_from__(self, module, *aliases):
         """``from ..m import p, q as r``: ``'..m', ('p', None), ('q', 'r')``."""
         state = self.__lazify_state__
-        if state.lazy_generation == _settings.generation or state._refresh():
+        if state.lazy_generation == settings.generation or state._refresh():
             if module[0] != ".":
                 found = sys.modules.get(module)
             else:
@@ -1696,7 +1698,7 @@ class _Namespace(tuple if _TUPLE_LAYOUT else object):
         imported = builtins.__import__(name, state.namespace, None, ("*",), level)
         namespace = getattr(imported, "__dict__", None)
         if namespace is not None and "__all__" not in namespace:
-            other = _state_of(namespace)
+            other = state_of(namespace)
             if other is not None:
                 other.resolve_all(public_only=True)
 
@@ -1725,8 +1727,8 @@ def __lazy_module__(namespace, *fallback_names):
             if _pending[0]:
                 state.install()
     # the settings as state._refresh() takes them in, without its frame
-    state.generation = generation = _settings.generation
-    if _settings.enabled and not excluded(name):
+    state.generation = generation = settings.generation
+    if lazy_now(name):
         state.all_lazy = True
         state.lazy_generation = generation
     if _TUPLE_LAYOUT:
@@ -1750,20 +1752,21 @@ def _without_catch_up(module) -> bool:
     will have no lazify ``__getattr__`` to import it when ``a.b`` is read: one the
     hook never rewrites (the rewriter's own imports, importlib) or that is
     excluded, or one already imported without lazify's state (another loader)."""
-    hook = sys.modules.get("lazify._hook")
+    never = _settings.never_rewritten
     parent = module.rpartition(".")[0]
     while parent:
         found = sys.modules.get(parent)
         if found is not None:
-            if _state_of(getattr(found, "__dict__", _NO_DICT)) is None:
+            if state_of(getattr(found, "__dict__", _NO_DICT)) is None:
                 return True
-        elif (hook is not None and hook._never(parent)) or is_excluded(parent):
+        elif (never is not None and never(parent)) or is_excluded(parent):
             return True
         parent = parent.rpartition(".")[0]
     return False
 
 
-def _state_of(namespace):
+def state_of(namespace):
+    """The rewrite's state of the module whose globals are ``namespace``, or None."""
     obj = namespace.get("__lazy__")
     if isinstance(obj, _Namespace):
         return obj.__lazify_state__
@@ -1772,21 +1775,21 @@ def _state_of(namespace):
 
 #: the file of this module's code: its frames are import machinery to the
 #: guarded-import check, and to _check_found's walk out to the module's own frame
-_RUNTIME_FILE = _state_of.__code__.co_filename
+_RUNTIME_FILE = state_of.__code__.co_filename
 machinery_file(_RUNTIME_FILE)
 
 
 def is_pending(namespace, name: str) -> bool:
     """Whether ``name`` is a pending lazy name of that rewritten module
     (:func:`lazify.is_lazy_import`)."""
-    state = _state_of(namespace)
+    state = state_of(namespace)
     return state is not None and name in state.pending and name not in namespace
 
 
 def resolve_pending(namespace) -> None:
     """Resolve every pending lazy name of that rewritten module
     (:func:`lazify.resolve_all`)."""
-    state = _state_of(namespace)
+    state = state_of(namespace)
     if state is not None:
         state.resolve_all()
 
@@ -1838,3 +1841,5 @@ _record = sys.modules.get("lazify._import_record")
 if _record is not None and _record.recording:
     _recorder = _record
 del _record
+
+_settings.register_runtime(sys.modules[__name__])

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 
 from ._facts import ModuleFacts, Span, _span, exclusive, gather, has_docstring
+from ._names import absolute_name
 from ._reasons import Reason
 from ._record import record
 
@@ -377,16 +378,12 @@ def _leading_futures(tree: ast.Module) -> tuple:
 
 
 def resolve_module(name: str, level: int, package: str) -> str:
-    """Absolute module name for an import, relative ones against ``package``."""
-    if not level:
-        return name
-    if not package:
+    """Absolute module name for an import, relative ones against ``package``; the
+    statement's own text (``..name``) where Python raises (no module has that name)."""
+    try:
+        return absolute_name(name, level, package)
+    except ImportError:
         return "." * level + name
-    parts = package.split(".")
-    if level - 1 >= len(parts):
-        return "." * level + name
-    base = ".".join(parts[: len(parts) - (level - 1)])
-    return f"{base}.{name}" if name else base
 
 
 #: whether the interpreter reads PEP 810's ``lazy import`` (3.15+): then it defers
@@ -443,17 +440,7 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
     # natively eval/exec find a lazy name reified (LOAD_NAME); the dict itself
     # (globals()[k], f_globals) shows PEP 810's proxy
     readers = _readers(tuple(r for r in reads if r.kind != "eval") if native else reads)
-    futures = frozenset(map(id, _leading_futures(tree))) if future_flags \
-        else frozenset()
-    imports = tuple(_verdicts(facts, site, readers, native, futures=futures)
-                    for site in facts.sites)
-    if futures and any(not n.lazy for fact, site in zip(facts.sites, imports)
-                       if id(fact.node) in futures for n in site.names):
-        # one of them stays (the module is excluded, reads its namespace, ...): all
-        # stay, first in the module, where the compiler needs them
-        futures = frozenset()
-        imports = tuple(_verdicts(facts, fact, readers, native) if _is_future(fact.node)
-                        else site for fact, site in zip(facts.sites, imports))
+    imports, futures = _first_verdicts(tree, facts, readers, native, future_flags)
     lazy_names = frozenset(n.name for site in imports for n in site.names
                            if n.lazy and not ((native or KEYWORD) and n.explicit))
     deferred, deferred_loads = ((), frozenset()) if native else _deferred(facts, imports, lazy_names)
@@ -477,23 +464,8 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
                     chain_after=(), header_index=header_index,
                     header_after_line=header_after_line, mechanism=mechanism,
                     rewrite=not facts.excluded and bool(lazy_names))
-    references = []
-    templates = {}
-    for name in sorted(lazy_names):
-        for ld in facts.global_loads.get(name, ()):
-            if ld.template is None:
-                ref = Reference(name=ld.name, span=_span(ld.node),
-                                at_import=ld.at_import and id(ld.node) not in deferred_loads)
-                references.append(ref)
-                if nodes is not None:
-                    nodes[id(ref)] = ld.node
-            else:
-                templates.setdefault(ld.template, set()).add(name)
-    unconditional = {bound for site in facts.sites if not site.in_block
-                     for bound, _imported, _asname, _sig in site.bindings}
-    fallback_names = tuple(sorted(
-        name for name in lazy_names
-        if name in _BUILTIN_NAMES or name not in unconditional))
+    references, templates = _references(facts, lazy_names, deferred_loads, nodes)
+    fallback_names = _fallback_names(facts, lazy_names)
     # an excluded module's explicit ``lazy`` statements are lazy all the same: the
     # module is rewritten for them (its other imports stay eager)
     rewrite = (not facts.excluded or any(s.explicit and s.rewritten for s in imports)) \
@@ -504,13 +476,7 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
         return Plan(module=module, is_package=is_package, imports=imports, references=(),
                     chain_after=(), header_index=header_index,
                     header_after_line=header_after_line, rewrite=False)
-    by_owner = {}
-    for owner, item in deferred:
-        by_owner.setdefault(owner, set()).update(item.names)
-    owners = [AnnotationOwner(kind=kind, span=span, names=tuple(sorted(
-        (mentioned & lazy_names) | by_owner.get((kind, span), set()))))
-        for kind, span, mentioned in facts.owners
-        if mentioned & lazy_names or (kind, span) in by_owner]
+    owners = _annotation_owners(facts, deferred, lazy_names)
     return Plan(
         module=module, is_package=is_package, imports=imports,
         references=tuple(sorted(references, key=lambda ref: ref.span)),
@@ -526,6 +492,61 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
         deferred_annotations=tuple(sorted((item for _owner, item in deferred),
                                           key=lambda item: item.span)),
         future_flags=_flags(tree, futures))
+
+
+def _first_verdicts(tree, facts, readers, native, future_flags):
+    """Every site's verdicts, and the ids of the leading ``__future__`` imports that
+    are lazy (all of them, or none)."""
+    futures = frozenset(map(id, _leading_futures(tree))) if future_flags \
+        else frozenset()
+    imports = tuple(_verdicts(facts, site, readers, native, futures=futures)
+                    for site in facts.sites)
+    if futures and any(not n.lazy for fact, site in zip(facts.sites, imports)
+                       if id(fact.node) in futures for n in site.names):
+        # one of them stays (the module is excluded, reads its namespace, ...): all
+        # stay, first in the module, where the compiler needs them
+        futures = frozenset()
+        imports = tuple(_verdicts(facts, fact, readers, native) if _is_future(fact.node)
+                        else site for fact, site in zip(facts.sites, imports))
+    return imports, futures
+
+
+def _references(facts, lazy_names, deferred_loads, nodes):
+    """The reads of the lazy names (:class:`Reference`, in ``nodes`` too when given) and
+    the template strings that read them (template -> names)."""
+    references = []
+    templates = {}
+    for name in sorted(lazy_names):
+        for ld in facts.global_loads.get(name, ()):
+            if ld.template is None:
+                ref = Reference(name=ld.name, span=_span(ld.node),
+                                at_import=ld.at_import and id(ld.node) not in deferred_loads)
+                references.append(ref)
+                if nodes is not None:
+                    nodes[id(ref)] = ld.node
+            else:
+                templates.setdefault(ld.template, set()).add(name)
+    return references, templates
+
+
+def _fallback_names(facts, lazy_names) -> tuple:
+    """The lazy names a read may find unregistered: a builtin's name, or one bound
+    only inside a block."""
+    unconditional = {bound for site in facts.sites if not site.in_block
+                     for bound, _imported, _asname, _sig in site.bindings}
+    return tuple(sorted(name for name in lazy_names
+                        if name in _BUILTIN_NAMES or name not in unconditional))
+
+
+def _annotation_owners(facts, deferred, lazy_names) -> list:
+    """The annotation owners that mention a lazy name or hold a deferred annotation."""
+    by_owner = {}
+    for owner, item in deferred:
+        by_owner.setdefault(owner, set()).update(item.names)
+    return [AnnotationOwner(kind=kind, span=span, names=tuple(sorted(
+        (mentioned & lazy_names) | by_owner.get((kind, span), set()))))
+        for kind, span, mentioned in facts.owners
+        if mentioned & lazy_names or (kind, span) in by_owner]
 
 
 def _flags(tree: ast.Module, futures) -> int:

@@ -502,11 +502,12 @@ def _targets(statement: str, module, file, files) -> list[str]:
         package = _package_of(module, file, files)
         if package is None:
             return []
-        parts = package.split(".")
-        if level - 1 >= len(parts):
+        from ._names import absolute_name
+
+        try:
+            base = absolute_name(base, level, package)
+        except ImportError:              # Python raises at the statement: nothing named
             return []
-        prefix = ".".join(parts[:len(parts) - level + 1])
-        base = f"{prefix}.{base}" if base else prefix
     names = []
     rest = words[words.index("import") + 1:]
     skip = False

@@ -59,9 +59,9 @@ def _install(settings):
             finally:
                 sys.path.remove(home)
         lazify.install(mechanism=settings.get("MECHANISM") or None)
-        from lazify import _mode
+        from lazify import _settings
 
-        mechanism = _mode._settings.mechanism
+        mechanism = _settings.settings.mechanism
     except Exception as exc:
         message = f"{type(exc).__name__}: {exc}"
         sys.stderr.write(f"lazify report: lazify not active in this run: {message}\n")
@@ -98,10 +98,10 @@ def _peak_rss_kib():
 def _lazify_active():
     """Whether lazify's hook is installed in global mode (an environment ``lazify
     enable`` turned on starts it from a ``.pth`` file, before this runs)."""
-    hook, mode = sys.modules.get("lazify._hook"), sys.modules.get("lazify._mode")
+    hook, settings = sys.modules.get("lazify._hook"), sys.modules.get("lazify._settings")
     try:
-        return bool(hook is not None and mode is not None and hook.is_installed()
-                    and mode._settings.enabled)
+        return bool(hook is not None and settings is not None and hook.is_installed()
+                    and settings.is_lazy_imports_enabled())
     except Exception:
         return False
 

@@ -3,7 +3,8 @@
 ``check``, ``rewrite``/``diff`` and ``compile`` find files, name modules and read sources
 here, so they agree on what a tree holds; the import hook's pipeline (:mod:`lazify._rewrite`)
 takes its parse and the extension-module fact from here too.  Nothing of lazify's is
-imported but :mod:`lazify._keyword`, :mod:`lazify._os` and the settings, inside
+imported but :mod:`lazify._keyword`, :mod:`lazify._names`, :mod:`lazify._os` and the
+settings, inside
 :func:`excluding_for`; the rewriter may import it (only ``ast`` and start-up modules).
 """
 
@@ -15,6 +16,7 @@ import os
 from . import _os
 from . import _keyword
 from ._keyword import mentions
+from ._names import absolute_name
 
 #: Directory names never descended into when walking a tree (hidden directories, such as
 #: ``.git`` and ``.tox``, are skipped too); a package of one of these names is code.
@@ -31,7 +33,7 @@ def excluding_for(path: str, extra=()) -> frozenset:
     :raises lazify._config.ConfigError: when the settings are malformed.
     """
     from ._config import load_config
-    from ._mode import DEFAULT_EXCLUDING
+    from ._settings import DEFAULT_EXCLUDING
 
     start = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
     return frozenset({*DEFAULT_EXCLUDING, *load_config(start).excluding, *extra})
@@ -178,13 +180,10 @@ def submodule_imports(path, package: str):
             if isinstance(node, ast.Import):
                 names.update(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    parts = own.split(".")
-                    if node.level - 1 >= len(parts):
-                        continue
-                    prefix = ".".join(parts[:len(parts) - node.level + 1])
-                    base = f"{prefix}.{base}" if base else prefix
+                try:
+                    base = absolute_name(node.module or "", node.level, own)
+                except ImportError:      # Python raises at the statement
+                    continue
                 names.add(base)
                 names.update(f"{base}.{alias.name}" for alias in node.names)
         seen[key] = result = frozenset(names)

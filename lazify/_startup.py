@@ -14,15 +14,11 @@ The names sort ``lazify-enabled`` first, so the recorded settings are known when
 and say so in one line: an environment must keep starting without it.
 
 On every start-up path of an enabled environment: nothing but ``os`` and ``sys``
-(through :mod:`lazify._mode`) is imported until global mode starts.
+(through :mod:`lazify._settings`) is imported until global mode starts.
 """
 
-from . import _mode
+from . import _settings
 
-#: the settings ``lazify enable`` recorded for this environment (None: not enabled, or
-#: its ``.pth`` file was not processed): ``enabled``, ``excluding``, ``mechanism``,
-#: ``from`` (the file they were read from, or None) and ``file`` (the ``.pth`` file)
-recorded = None
 #: why global mode started in this process: "enabled" (the environment's ``.pth``),
 #: "LAZIFY=1", or None (it did not start from a ``.pth`` file)
 started_by = None
@@ -34,14 +30,15 @@ DISTRIBUTION_PTH = "lazify-imports.pth"
 
 def switch():
     """``LAZIFY`` as a boolean, None when it is unset (or empty)."""
-    return _mode.env_flag("LAZIFY", None)
+    return _settings.env_flag("LAZIFY", None)
 
 
 def enabled(record) -> None:
-    """The enabled environment's ``.pth``: keep *record*, start global mode unless
-    ``LAZIFY=0``."""
-    global recorded
-    recorded = record
+    """The enabled environment's ``.pth``: keep *record* (the settings ``lazify enable``
+    recorded: ``enabled``, ``excluding``, ``mechanism``, ``from``, the file they were
+    read from or None, and ``file``, the ``.pth`` file; :func:`lazify._settings.recorded`),
+    start global mode unless ``LAZIFY=0``."""
+    _settings.keep_recorded(record)
     if switch() is not False:
         _start("enabled")
 
@@ -61,6 +58,6 @@ def _start(why: str) -> None:
 
         install()
     except Exception as exc:             # lazify must never be why a program fails to start
-        _mode.report(f"not started ({why}): {type(exc).__name__}: {exc}")
+        _settings.report(f"not started ({why}): {type(exc).__name__}: {exc}")
         return
     started_by = why

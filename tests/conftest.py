@@ -6,14 +6,14 @@ import os
 
 import pytest
 
-from lazify import _hook, _mode
+from lazify import _hook, _settings
 from tests._util import ROOT, run_python
 
 # The scenarios are written for the rewrite mechanism (the default before 3.15), in this
 # process as in the children (tests/_util.py): tests/test_native.py runs the native one,
 # and LAZIFY_MECHANISM=native runs everything with it.
 os.environ.setdefault("LAZIFY_MECHANISM", "rewrite")
-_mode._settings.mechanism = None      # from LAZIFY_MECHANISM on first use
+_settings.settings.mechanism = None      # from LAZIFY_MECHANISM on first use
 # The tests in this process test the rewrite itself, as the children do (tests/_util.py):
 # a cache miss is rewritten at once, not served from the plain pyc and rewritten at exit.
 os.environ["LAZIFY_DEFER_REWRITE"] = "0"

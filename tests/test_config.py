@@ -136,11 +136,11 @@ def test_install_reads_settings_only_where_there_are_some(tmp_path, case, expect
         pyproject(work, '[project]\nname = "app"\n')
     elif case == "table":
         pyproject(work, '[tool.lazify]\nexcluding = ["json"]\n')
-    record = ("import lazify._startup as s; s.recorded = {'excluding': ['json'], 'from': None}; "
+    record = ("import lazify._settings as s; s.keep_recorded({'excluding': ['json'], 'from': None}); "
               if case == "recorded" else "")
     proc = run_python(
-        record + "import sys, lazify; lazify.install(); from lazify import _mode; "
-        "print('lazify._config' in sys.modules, _mode.is_excluded('json'))",
+        record + "import sys, lazify; lazify.install(); from lazify import _settings; "
+        "print('lazify._config' in sys.modules, _settings.is_excluded('json'))",
         cwd=str(work),
         env_extra={"LAZIFY_EXCLUDING": "json" if case == "env" else None,
                    "LAZIFY_MECHANISM": None},
@@ -194,17 +194,17 @@ def test_the_project_file_instead_of_the_record_for_check(tmp_path):
     ("0", False), ("false", False), ("No", False), ("off", False), ("", "default"),
 ])
 def test_boolean_variables(value, expected, capsys):
-    from lazify import _mode
+    from lazify import _settings
 
-    assert _mode.env_flag("LAZIFY_X", "default", {"LAZIFY_X": value}) == expected
+    assert _settings.env_flag("LAZIFY_X", "default", {"LAZIFY_X": value}) == expected
     assert capsys.readouterr().err == ""
 
 
 def test_a_bad_boolean_is_said_once_and_is_the_default(capsys):
-    from lazify import _mode
+    from lazify import _settings
 
     for _ in range(2):
-        assert _mode.env_flag("LAZIFY_Y", False, {"LAZIFY_Y": "banana"}) is False
+        assert _settings.env_flag("LAZIFY_Y", False, {"LAZIFY_Y": "banana"}) is False
     assert capsys.readouterr().err == ("lazify: LAZIFY_Y='banana' is not one of 1/0, "
                                        "true/false, yes/no, on/off; taken as 0\n")
 
@@ -254,10 +254,10 @@ def test_enable_refuses_a_lazify_that_site_adds_after_the_activation_file():
 @pytest.mark.parametrize("enabled", [None, True, False])
 def test_the_recorded_settings_alone_are_what_the_resolver_gives(record, enabled):
     """install()'s short cut when no variable is set (lazify._config not imported)."""
-    from lazify import _mode
+    from lazify import _settings
 
     config = _config.resolve(enabled=enabled, environ={}, record=record)
-    assert _mode.recorded_settings(record, enabled) == (
+    assert _settings.recorded_settings(record, enabled) == (
         config.enabled, config.excluding, config.mechanism)
 
 

@@ -20,7 +20,7 @@ import types
 
 import pytest
 
-from lazify import _mode
+from lazify import _settings
 from lazify._emit_ast import emit
 from lazify._rewrite import rewrite_code as transform
 from lazify._plan import plan_module
@@ -36,10 +36,10 @@ CASES = [
 
 @pytest.fixture(autouse=True)
 def global_mode():
-    before = (_mode.is_lazy_imports_enabled(), _mode._settings.excluding)
-    _mode.set_lazy_imports(True)
+    before = (_settings.is_lazy_imports_enabled(), _settings.settings.excluding)
+    _settings.set_lazy_imports(True)
     yield
-    _mode.set_lazy_imports(before[0], excluding=before[1])
+    _settings.set_lazy_imports(before[0], excluding=before[1])
 
 
 def _positions(code):
@@ -326,7 +326,7 @@ def loaded():
 data = sys.stdin.buffer.read()
 before = loaded()
 if mode == "lazy":
-    import lazify._mode as runtime
+    import lazify._settings as runtime
     runtime.set_lazy_imports(True)
     code = marshal.loads(data)
 else:

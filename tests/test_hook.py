@@ -21,7 +21,7 @@ import zipfile
 import pytest
 
 from lazify import _cache, _hook
-from lazify import _mode
+from lazify import _api, _settings
 from tests._util import ROOT, run_python
 
 OLD = time.time() - 3600
@@ -528,7 +528,7 @@ def isolated_imports(tmp_path, monkeypatch):
     path_hooks = list(sys.path_hooks)
     importer_cache = dict(sys.path_importer_cache)
     modules = dict(sys.modules)
-    settings = (_mode.is_lazy_imports_enabled(), _mode._settings.excluding)
+    settings = (_settings.is_lazy_imports_enabled(), _settings.settings.excluding)
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
     monkeypatch.setattr(sys, "pycache_prefix", None)
     monkeypatch.setenv("LAZIFY_STRICT", "1")
@@ -550,7 +550,7 @@ def isolated_imports(tmp_path, monkeypatch):
     for name in list(sys.modules):
         if name not in modules:
             del sys.modules[name]
-    _mode.set_lazy_imports(settings[0], excluding=settings[1])
+    _settings.set_lazy_imports(settings[0], excluding=settings[1])
     importlib.invalidate_caches()
 
 
@@ -560,7 +560,7 @@ def test_install_is_idempotent_and_uninstall_removes(isolated_imports):
     _hook.install(enabled=True, excluding={"x"})
     assert sys.meta_path[0] is _hook._finder
     assert sum(f is _hook._finder for f in sys.meta_path) == 1
-    assert _mode.is_excluded("x.y")
+    assert _settings.is_excluded("x.y")
     assert _hook.is_installed()
     _hook.uninstall()
     _hook.uninstall()
@@ -590,7 +590,7 @@ def test_in_process_import_reload_and_spec(isolated_imports):
     assert spec.origin == str(isolated_imports / "lzmod.py")
     assert spec.cached == _cache.cache_path(spec.origin)
     assert "__pycache__" in spec.cached
-    assert _mode.is_lazy_import(vars(lzmod), "lzdep")
+    assert _api.is_lazy_import(vars(lzmod), "lzdep")
     assert "lzdep" not in sys.modules
     assert lzmod.dumps({"a": 1}) == repr({"a": 1})
     assert "lzdep" in sys.modules
@@ -648,7 +648,7 @@ def test_a_missing_module_is_searched_once_per_failed_import(isolated_imports):
     import lzlater
 
     assert loaded(lzlater) == "SourceFileLoader+lazify"
-    assert _mode.is_lazy_import(vars(lzlater), "lzdep")
+    assert _api.is_lazy_import(vars(lzlater), "lzdep")
 
 
 MECHANISMS = ["rewrite"] + (["native"] if sys.version_info >= (3, 15) else [])
@@ -705,7 +705,7 @@ def test_a_module_found_on_a_new_path_entry_after_failing_is_lazified(isolated_i
     import lzplugin
 
     assert loaded(lzplugin) == "SourceFileLoader+lazify"
-    assert _mode.is_lazy_import(vars(lzplugin), "lzdep")
+    assert _api.is_lazy_import(vars(lzplugin), "lzdep")
 
 
 def test_busy_flag_passes_everything_through(isolated_imports):
@@ -874,7 +874,7 @@ def test_install_imports_nothing_heavy(tmp_path):
 
 
 def test_the_rewrites_runtime_is_imported_by_the_first_rewritten_module(tmp_path):
-    """install() needs only the settings (lazify._mode); the rewrite's runtime comes
+    """install() needs only the settings (lazify._settings); the rewrite's runtime comes
     with the first module whose code calls it."""
     write_tree(tmp_path, {"app.py": "import json\ndef f():\n    return json\n"})
     code = """

@@ -740,8 +740,8 @@ def test_install_reads_the_recorded_settings_and_the_environment(tmp_path):
                           "keep.py": "import heavy\n", "other.py": "import heavy\n"})
     code = textwrap.dedent("""
         import sys
-        import lazify._startup
-        lazify._startup.recorded = {"enabled": True, "excluding": ["keep"], "from": None}
+        import lazify._settings
+        lazify._settings.keep_recorded({"enabled": True, "excluding": ["keep"], "from": None})
         import lazify
         lazify.install()
         import other
@@ -864,7 +864,7 @@ def test_runtime_defines_every_entry_point():
     assert callable(getattr(_runtime, ep.FACTORY))
     module = {"__name__": "entry_points_probe"}
     module[ep.NAMESPACE] = namespace = getattr(_runtime, ep.FACTORY)(module)
-    assert _runtime._state_of(module) is not None    # found under that name
+    assert _runtime.state_of(module) is not None    # found under that name
     assert set(ep.NAMESPACE_READS.values()) <= set(ep.METHODS)
     for method in ep.METHODS:
         assert callable(getattr(type(namespace), method, None)), method

@@ -152,7 +152,7 @@ def _lzbench_dump(path=os.environ["LZBENCH_TRACE_OUT"], sys=sys):
     lazify = None
     hook = sys.modules.get("lazify._hook")
     if hook is not None:
-        rt = sys.modules.get("lazify._mode") or sys.modules.get("lazify._importlib_bootstrap")
+        rt = sys.modules.get("lazify._settings") or sys.modules.get("lazify._importlib_bootstrap")
         lazify = {"plain": sorted(hook._PLAIN or hook.MACHINERY),
                   "excluded": sorted(n for n in modules if rt is not None and rt.is_excluded(n)),
                   "stats": dict(hook.stats)}

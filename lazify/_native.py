@@ -1,0 +1,73 @@
+"""The native mechanism (3.15+): the interpreter defers the ``lazy`` statements the
+hook compiled, and lazify's PEP 810 filter makes one eager when lazify is off, when
+its importer is excluded, or when it is guarded and its package is missing.
+
+On every user's start-up path: it imports nothing but ``sys`` and lazify's
+settings and guarded-import check.
+"""
+
+import sys
+
+from ._guarded import findable, guarded
+from ._settings import lazy_importers, lazy_now, opted_in, settings
+
+#: whether this interpreter has PEP 810's lazy imports (3.15+)
+AVAILABLE = hasattr(sys, "set_lazy_imports_filter")
+_NO_DICT = {}
+_modules = sys.modules
+
+#: modules whose code the import hook made for the native mechanism: their ``lazy``
+#: statements are lazify's, eager when lazify is off or the module is excluded
+#: (any other module's are the program's own)
+native_modules = set()
+
+
+def lazy_imports_filter(importer, name, fromlist):
+    """PEP 810's filter: False makes this lazy import eager.
+
+    The interpreter calls it at every ``lazy`` statement (a Python call each, about
+    1 % of a tool's start-up): the common case, a module already loaded, imported
+    from a module lazify defers in, is answered first."""
+    if importer in lazy_importers:
+        if name in _modules:
+            return True
+    elif not lazy_now(importer or ""):
+        if importer not in native_modules:
+            # the program's own ``lazy`` statement (the hook compiled no lazy ones
+            # there): lazy, as PEP 810's "normal" mode has it
+            return True
+        # lazy only where the module opts in with PEP 810's __lazy_modules__, as the
+        # rewrite's runtime decides (_ModuleState.lazy_for)
+        module = _modules.get(importer)
+        if not opted_in(getattr(module, "__dict__", _NO_DICT), name):
+            return False
+    top = name.partition(".")[0]
+    if top in _modules or not top:
+        return True
+    # Not loaded yet: eagerly, a missing package raises at this statement, which
+    # matters where the importing module is imported under an ImportError handler.
+    if not guarded(sys._getframe(1)):
+        return True
+    try:
+        return findable(top)
+    except Exception:
+        return True                      # a finder's own trouble: leave it to the import
+
+
+def native_on() -> None:
+    """PEP 810's "normal" mode (explicit ``lazy`` statements only: the hook's and
+    the program's own) with lazify's filter; the previous ones are kept."""
+    if not AVAILABLE:
+        return
+    if settings.previous is None:
+        settings.previous = (sys.get_lazy_imports(), sys.get_lazy_imports_filter())
+    sys.set_lazy_imports("normal")
+    sys.set_lazy_imports_filter(lazy_imports_filter)
+
+
+def native_off() -> None:
+    """Give the interpreter back the lazy imports mode and filter it had."""
+    previous, settings.previous = settings.previous, None
+    if previous is not None:
+        sys.set_lazy_imports(previous[0])
+        sys.set_lazy_imports_filter(previous[1])

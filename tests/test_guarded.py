@@ -1,0 +1,168 @@
+"""Guarded-import detection (lazify._guarded) on the running Python: real code
+objects in, verdicts out.  3.11+ reads the exception table, 3.10 the try/with blocks
+of its bytecode; the same tests run on both."""
+
+import contextlib
+import dis
+import sys
+
+import pytest
+
+from lazify._guarded import findable, guarded, handler_ranges
+
+
+def _offsets(code, opname):
+    return [i.offset for i in dis.get_instructions(code) if i.opname == opname]
+
+
+def _covered(code, offset):
+    return any(start <= offset < end for start, end in handler_ranges(code))
+
+
+def import_in_try():
+    try:
+        import json_guarded_probe  # noqa: F401
+    except ImportError:
+        pass
+
+
+def import_in_try_catching_exception():
+    try:
+        import json_guarded_probe  # noqa: F401
+    except Exception:
+        pass
+
+
+def import_in_suppress():
+    with contextlib.suppress(ImportError):
+        import json_guarded_probe  # noqa: F401
+
+
+def import_after_try():
+    try:
+        pass
+    except ImportError:
+        pass
+    import json_guarded_probe  # noqa: F401
+
+
+def import_in_try_catching_value_error():
+    try:
+        import json_guarded_probe  # noqa: F401
+    except ValueError:
+        pass
+
+
+def import_plain():
+    import json_guarded_probe  # noqa: F401
+
+
+@pytest.mark.parametrize("function", [import_in_try, import_in_try_catching_exception,
+                                      import_in_suppress])
+def test_an_import_under_an_import_error_handler_is_covered(function):
+    code = function.__code__
+    (offset,) = _offsets(code, "IMPORT_NAME")
+    assert handler_ranges(code)
+    assert _covered(code, offset)
+
+
+def test_an_import_after_the_try_statement_is_not_covered():
+    code = import_after_try.__code__
+    (offset,) = _offsets(code, "IMPORT_NAME")
+    assert handler_ranges(code)          # the code has a handler that names ImportError
+    assert not _covered(code, offset)
+
+
+@pytest.mark.parametrize("function", [import_plain, import_in_try_catching_value_error])
+def test_code_that_cannot_catch_an_import_error_has_no_ranges(function):
+    assert handler_ranges(function.__code__) == ()
+
+
+def test_the_ranges_of_a_code_object_are_its_own_after_its_id_is_reused():
+    """Remembered per code object: a new code object at a freed one's address gets
+    its own answer."""
+    for _ in range(50):
+        plain = compile("import json_guarded_probe\n", "<plain>", "exec")
+        assert handler_ranges(plain) == ()
+        del plain
+        handled = compile("try:\n    import json_guarded_probe\nexcept ImportError:\n"
+                          "    pass\n", "<handled>", "exec")
+        assert handler_ranges(handled)
+        del handled
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception tables: 3.11+")
+def test_a_truncated_exception_table_gives_no_ranges():
+    from lazify._guarded import _table_ranges
+
+    table = import_in_try.__code__.co_exceptiontable
+    assert _table_ranges(table)
+    assert _table_ranges(table[:-1]) == ()
+
+
+def _probe():
+    """Whether the module body that called this one would be guarded: the caller
+    stands for the code that imports it."""
+    return guarded(sys._getframe())
+
+
+def caller_in_try():
+    try:
+        return _probe()
+    except ImportError:
+        raise
+
+
+def caller_in_try_catching_exception():
+    try:
+        return _probe()
+    except Exception:
+        raise
+
+
+def caller_plain():
+    return _probe()
+
+
+def caller_after_try():
+    try:
+        pass
+    except ImportError:
+        pass
+    return _probe()
+
+
+@pytest.mark.parametrize(("caller", "expected"), [
+    (caller_in_try, True), (caller_in_try_catching_exception, True),
+    (caller_plain, False),
+    # 3.10 has no exception table: a block's range runs from its SETUP_FINALLY to its
+    # handler, and the compiler puts the code after this try statement in between, so
+    # it counts as covered (guarded errs towards finding packages at once)
+    (caller_after_try, sys.version_info < (3, 11))])
+def test_guarded_asks_the_first_frame_above(caller, expected):
+    assert caller() is expected
+
+
+def _relay_compiled_as(filename):
+    namespace = {}
+    exec(compile("def relay(function):\n    return function()\n", filename, "exec"),
+         namespace)
+    return namespace["relay"]
+
+
+@pytest.mark.parametrize(("filename", "expected"), [
+    ("<frozen importlib._bootstrap>", True), ("relay.py", False)])
+def test_import_machinery_frames_are_passed_over(filename, expected):
+    """importlib's frames between the import statement and the module body are not
+    the importer: the walk goes on above them."""
+    relay = _relay_compiled_as(filename)
+    try:
+        verdict = relay(_probe)
+    except ImportError:
+        raise
+    assert verdict is expected
+
+
+def test_findable_asks_the_finders():
+    assert findable("json")
+    assert not findable("lazify_no_such_package_here")
