@@ -94,3 +94,18 @@ def test_the_command_line_depends_one_way():
         if name.endswith(".py") and name not in ("_main.py", "__main__.py"):
             imported = _lazify_imports(os.path.join(library, name), "lazify")
             assert not {m for m in imported if m.startswith("lazify._cli")}, name
+
+
+def test_the_wheel_lists_every_package_of_lazify():
+    """setuptools installs the packages ``[tool.setuptools] packages`` names, and no
+    subpackage of them: ``lazify._cli`` must be named, or an installed ``lazify`` has no
+    command line (an editable install hides it)."""
+    import ast
+    import re
+
+    with open(os.path.join(ROOT, "pyproject.toml"), encoding="utf-8") as f:
+        listed = re.search(r"^packages = (\[.*\])$", f.read(), re.M)
+    packages = {os.path.relpath(directory, ROOT).replace(os.sep, ".")
+                for directory, _dirs, files in os.walk(os.path.join(ROOT, "lazify"))
+                if "__init__.py" in files}
+    assert packages == set(ast.literal_eval(listed.group(1)))
