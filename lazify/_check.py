@@ -12,6 +12,7 @@ plan's verdicts, so that it reports what the runtime does with ``enabled = false
 from __future__ import annotations
 
 import ast
+import os
 
 from ._names import within
 from ._reasons import Reason
@@ -226,3 +227,66 @@ def github_report(results, codes, out) -> None:
                 out.write(f"::error file={_escape(path, True)},line={site.span[0]},"
                           f"col={site.span[1] + 1},title={_escape('lazify ' + verdict, True)}::"
                           f"{_escape(f'{site.statement} [{n.name}]: {verdict}: {why}')}\n")
+
+
+def enabled_for(path: str) -> bool:
+    """Whether the settings for an application at *path* leave global mode on
+    (``[tool.lazify] enabled``, ``LAZIFY_DISABLE``)."""
+    from ._config import load_config
+
+    start = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
+    return load_config(start).enabled
+
+
+def check_file(path: str, excluding, strict: bool, mechanism: str = "rewrite",
+               enabled: bool = True) -> dict:
+    """The report of one file (``lazify check``, ``lazify report``): the plan's verdicts
+    as the runtime applies them in global mode (*enabled*) or with global mode off."""
+    from . import _sources
+    from ._rewrite import plan_source
+
+    module, is_package = _sources.module_name_for(path)
+    result = {"path": path, "module": module, "error": None, "sites": ()}
+    try:
+        data, tree = _sources.read_and_parse(path)
+    except _sources.SourceError as e:
+        result["error"] = e.short()
+        return result
+    try:
+        opted = lazy_modules(tree, module,
+                                    module if is_package else module.rpartition(".")[0])
+        excluded = is_excluded(module, excluding)
+        # the source's own `lazy` statements stay lazy on either mechanism (PEP 810:
+        # explicit imports are lazy whatever lazify's settings; the filter lets them be)
+        reason = Reason.EXCLUDED if excluded else Reason.NOT_OPTED_IN
+        if opted is not None and (excluded or not enabled):
+            # the hook rewrites a module that opts in, excluded or not, and the
+            # runtime defers the imports of the modules it names
+            plan = plan_source(tree, data, path, module=module, is_package=is_package,
+                               excluding=None, mechanism=mechanism, future_flags=True)
+            sites = restrict(plan.imports, opted, reason)
+        else:
+            plan = plan_source(tree, data, path, module=module, is_package=is_package,
+                               excluding=excluding, mechanism=mechanism, future_flags=True)
+            sites = plan.imports
+            if not enabled:
+                sites = restrict(sites, None, reason)
+        if module and never_rewritten(module):
+            sites = restrict(sites, None, Reason.MACHINERY)
+        elif mechanism == "rewrite":
+            sites = plain_packages(sites, excluding)
+    except Exception as e:
+        if strict:
+            raise
+        result["error"] = f"lazify internal error: {type(e).__name__}: {e} (please report it)"
+        return result
+    result["sites"] = sites
+    result["takes_rewrite"] = plan.takes_rewrite
+    return result
+
+
+def rows(result: dict):
+    """Yield ``(site, imported_name)`` for every name bound in a file, in source order."""
+    for site in result["sites"]:
+        for name in site.names:
+            yield site, name

@@ -112,7 +112,7 @@ def _one_star(args):
 def _one(path, hash_based, force):
     """(kind, path, detail) for one source file; the rewritten code too for FRESH."""
     name, is_package = _sources.module_name_for(path)
-    if _hook._never(name):
+    if _hook.never_rewritten(name):
         return (NEVER, path, None)
     try:
         st = os.stat(path)
@@ -120,7 +120,7 @@ def _one(path, hash_based, force):
                                             source_size=st.st_size) is not None:
             return (UP_TO_DATE, path, None)
         data = _sources.read(path)
-        code = _hook._transform(data, path, name, is_package, -1)
+        code = _hook.rewritten_code(data, path, name, is_package)
     except _sources.SourceError as exc:  # not readable
         return (FAILED, path, f"{path}: cannot read: {_os_error(exc.error)}")
     except (SyntaxError, ValueError) as exc:  # ValueError: null bytes, undecodable
@@ -158,7 +158,7 @@ def _wait_out_fresh(fresh, hash_based):
                 continue
             data = _sources.read(path)
             name, is_package = _sources.module_name_for(path)
-            code = _hook._transform(data, path, name, is_package, -1)
+            code = _hook.rewritten_code(data, path, name, is_package)
         except Exception as exc:
             yield (FAILED, path, f"{path}: {type(exc).__name__}: {exc}")
             continue

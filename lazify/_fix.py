@@ -27,9 +27,6 @@ other line stay as they are.  A second run changes nothing.
 
 from __future__ import annotations
 
-import argparse
-import os
-import sys
 
 STYLES = ("keyword", "lazy-modules")
 
@@ -41,7 +38,7 @@ _NOT_LISTED = ("function", "class", "try", "star", "future")
 _WIDTH = 88
 
 
-class _Failed(Exception):
+class FixFailed(Exception):
     """A file that could not be fixed; the message names it and the cause."""
 
 
@@ -76,7 +73,7 @@ def lazy_modules(plan) -> list:
 def fix_source(data: bytes, path: str, style: str, excluding=None) -> bytes:
     """Return the file's bytes with its safely lazy imports marked in ``style``.
 
-    :raises _Failed: when the file cannot be parsed (by Python or by libcst).
+    :raises FixFailed: when the file cannot be parsed (by Python or by libcst).
     """
     from lazify import _sources
     from lazify._emit_cst import CannotParse
@@ -84,14 +81,14 @@ def fix_source(data: bytes, path: str, style: str, excluding=None) -> bytes:
     try:
         tree = _sources.parse(data, path)
     except _sources.PARSE_ERRORS as e:
-        raise _Failed(_sources.SourceError(path, e).located()) from None
+        raise FixFailed(_sources.SourceError(path, e).located()) from None
     plan = plan_for(path, data, tree, excluding)
     try:
         if style == "keyword":
             return _keyword(data, plan)
         return _lazy_modules(data, tree, plan)
     except CannotParse as e:
-        raise _Failed(f"{path}: {e}; not fixable by `lazify fix`") from None
+        raise FixFailed(f"{path}: {e}; not fixable by `lazify fix`") from None
 
 
 def _keyword(data: bytes, plan) -> bytes:
@@ -202,60 +199,3 @@ def _replace_value(module, line: int, value):
             return updated
 
     return MetadataWrapper(module, unsafe_skip_copy=True).visit(Replace())
-
-
-def cmd_fix(args: argparse.Namespace) -> int:
-    """``lazify fix [--style keyword|lazy-modules] [--diff] PATH...``: 0 done (or, with
-    ``--diff``, nothing to change), 1 a file failed (or, with ``--diff``, a change to
-    make), 2 usage."""
-    from lazify._config import ConfigError
-    from lazify._diff import _label, _print_diff, _relative
-    from lazify._sources import SourceError, iter_files, read
-
-    missing = [p for p in args.paths if not os.path.exists(p)]
-    for path in missing:
-        print(f"lazify fix: {path}: no such file or directory", file=sys.stderr)
-    if missing:
-        return 2
-    try:
-        files = list(iter_files(args.paths, args.excluding))
-    except ConfigError as e:
-        print(f"lazify fix: {e}", file=sys.stderr)
-        return 2
-    failed = changed = 0
-    for path, excluding in files:
-        try:
-            data = read(path)
-            new = fix_source(data, path, args.style, excluding)
-        except SourceError as e:
-            print(f"lazify fix: {e.located()}", file=sys.stderr)
-            failed += 1
-            continue
-        except _Failed as e:
-            print(f"lazify fix: {e}", file=sys.stderr)
-            failed += 1
-            continue
-        if new == data:
-            continue
-        changed += 1
-        if args.diff:
-            shown = _relative(path)
-            try:
-                _print_diff(data, new, _label("a", shown), _label("b", shown))
-            except BrokenPipeError:
-                devnull = os.open(os.devnull, os.O_WRONLY)
-                os.dup2(devnull, sys.stdout.fileno())
-                return 1
-            continue
-        try:
-            with open(path, "r+b") as f:
-                f.write(new)
-                f.truncate()
-        except OSError as e:
-            print(f"lazify fix: {path}: {e.strerror or e}", file=sys.stderr)
-            failed += 1
-            continue
-        print(f"fixed {_relative(path)}", file=sys.stderr)
-    if failed:
-        return 1
-    return 1 if args.diff and changed else 0

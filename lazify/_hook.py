@@ -214,6 +214,17 @@ def _transform(data: bytes, path: str, fullname: str, is_package: bool, optimize
         _state.busy = busy
 
 
+def never_rewritten(fullname: str) -> bool:
+    """Whether the hook leaves *fullname* plain whatever the settings (lazify, the import
+    system and the modules the rewriter imports): :func:`plain_modules` first."""
+    return _never(fullname)
+
+
+def rewritten_code(data: bytes, path: str, fullname: str, is_package: bool, optimize: int = -1):
+    """The code object the hook would compile for a source (``lazify compile``'s pycs)."""
+    return _transform(data, path, fullname, is_package, optimize)
+
+
 _BYTES_WARNING = sys.flags.bytes_warning
 
 #: get_code: the plain compile raised a SyntaxError

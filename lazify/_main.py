@@ -2,7 +2,7 @@
 
 ``lazify run`` is on the start-up path of the program it runs, so it goes to
 :mod:`lazify._run`, which parses its few options by hand; every other command
-goes to :mod:`lazify._cli`.
+goes to the :mod:`lazify._cli` package (argparse, one module per command).
 """
 
 import sys

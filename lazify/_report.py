@@ -30,10 +30,6 @@ import tempfile
 import threading
 import time
 
-#: Exit status of ``lazify report``: 0 when both runs succeed and print the same, 1 when
-#: either run fails or they print differently, 2 for a usage error.
-EXIT_OK, EXIT_DIFFERS, EXIT_USAGE = 0, 1, 2
-
 #: the version of the JSON layout
 FORMAT_VERSION = 1
 
@@ -617,19 +613,19 @@ class _Plans:
 def plan_rows(files: dict, excluding, mechanism) -> dict:
     """``{module: [row, ...] or None}``: every name each file's import statements bind,
     with check's verdict (None for a file that could not be planned)."""
-    from lazify._cli import _check_file, _rows
+    from lazify import _check
 
     out = {}
     for module, path in files.items():
         rows = None
         if os.path.isfile(path):
-            result = _check_file(path, excluding, False, mechanism)
+            result = _check.check_file(path, excluding, False, mechanism)
             if result["error"] is None:
                 rows = [{"kind": site.kind, "line": site.span[0], "statement": site.statement,
                          "module": n.module, "imported": n.imported, "lazy": n.lazy,
                          "reason": None if n.reason is None else n.reason.value,
                          "used_at_import": n.used_at_import}
-                        for site, n in _rows(result)]
+                        for site, n in _check.rows(result)]
         out[module] = rows
     return out
 
@@ -803,81 +799,8 @@ def _notes(lazy_roots, plain_off=False):
     return notes
 
 
-# ---------------------------------------------------------------------- command
-
-
-def cmd_report(args) -> int:
-    """``lazify report [-o FILE] [--format html|json] [--rounds N] -- CMD ARGS...``"""
-    import json
-
-    argv = list(args.cmd)
-    if argv and argv[0] == "--":
-        argv = argv[1:]
-    if not argv:
-        print("lazify report: no command given (lazify report -- CMD ARGS...)", file=sys.stderr)
-        return EXIT_USAGE
-    if args.rounds < 1:
-        print("lazify report: --rounds must be at least 1", file=sys.stderr)
-        return EXIT_USAGE
-    resolved = shutil.which(argv[0])
-    if resolved is None:
-        print(f"lazify report: command not found: {argv[0]}", file=sys.stderr)
-        return EXIT_USAGE
-    stdin = _stdin_bytes()
-    output = args.output
-    if output is None:
-        output = "-" if args.format == "json" else "lazify-report.html"
-    excluding = _excluding()
-    progress = _progress if sys.stderr is not None and sys.stderr.isatty() else None
-    try:
-        collected = collect(argv, rounds=args.rounds, stdin=stdin, timeout=args.timeout,
-                            mechanism=args.mechanism, progress=progress)
-    except UsageError as exc:
-        if progress:
-            sys.stderr.write("\n")
-        print(f"lazify report: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("\nlazify report: interrupted", file=sys.stderr)
-        return 130
-    if progress:
-        sys.stderr.write("\r\x1b[K")
-    report = analyse(argv, collected, rounds=args.rounds, excluding=excluding)
-    if args.format == "json":
-        text = json.dumps(report, indent=1) + "\n"
-    else:
-        from lazify._report_html import render
-
-        text = render(report)
-    try:
-        if output == "-":
-            sys.stdout.write(text)
-            sys.stdout.flush()
-        else:
-            with open(output, "w", encoding="utf-8") as f:
-                f.write(text)
-    except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except OSError as exc:
-        print(f"lazify report: cannot write {output}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_USAGE
-    _print_summary(report, output, sys.stderr)
-    return EXIT_OK if report["summary"]["ok"] else EXIT_DIFFERS
-
-
-def _stdin_bytes() -> bytes | None:
-    """What every run gets on its standard input: ours, read once, unless it is a
-    terminal (then none: a report runs unattended)."""
-    try:
-        if sys.stdin is None or sys.stdin.isatty():
-            return None
-        return sys.stdin.buffer.read() or None
-    except (OSError, ValueError, AttributeError):
-        return None
-
-
-def _excluding():
+def configured_excluding():
+    """``[tool.lazify] excluding`` of the project here, or None (also when unreadable)."""
     from lazify._config import load_config
 
     try:
@@ -885,23 +808,3 @@ def _excluding():
     except Exception:
         return None
     return config.excluding or None
-
-
-def _progress(n, total, kind, mode):
-    sys.stderr.write(f"\r\x1b[Klazify report: run {n}/{total} ({kind}, {mode})")
-    sys.stderr.flush()
-
-
-def _print_summary(report, output, out):
-    s = report["summary"]
-    lines = []
-    if s["time_plain_ms"] is not None and s["time_lazy_ms"] is not None:
-        lines.append(f"start-up {s['time_plain_ms']} ms plain, {s['time_lazy_ms']} ms lazy "
-                     f"({s['speedup']}x); modules {s['modules_plain']} -> {s['modules_lazy']}; "
-                     f"peak RSS {s['peak_rss_plain_mib']} -> {s['peak_rss_lazy_mib']} MiB")
-    for problem in report["problems"]:
-        lines.append(f"problem: {problem}")
-    if output != "-":
-        lines.append(f"report written to {output}")
-    for line in lines:
-        out.write(f"lazify report: {line}\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import textwrap
 from typing import Mapping, Sequence
 
 #: The project root (the directory holding ``lazify/`` and ``tests/``).
@@ -147,3 +148,24 @@ def interpreters() -> dict[tuple[int, int], str]:
         if (3, 10) <= version <= (3, 15):
             found.setdefault(version, exe)
     return dict(sorted(found.items()))
+
+
+def write(root, relpath: str, text: str = "", *, raw: bytes | None = None) -> str:
+    """Write *text* (dedented) or *raw* bytes to *relpath* under *root*; return the path."""
+    path = os.path.join(str(root), relpath)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(raw if raw is not None else textwrap.dedent(text).encode("utf-8"))
+    return path
+
+
+def unreadable(monkeypatch, directory):
+    """os.walk meets a directory it may not list (as a user other than root would)."""
+    real = os.scandir
+
+    def scandir(path="."):
+        if os.path.abspath(os.fspath(path)) == os.path.abspath(directory):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)

@@ -157,9 +157,9 @@ def test_machinery_modules_are_reported_eager():
     import sysconfig
 
     path = os.path.join(sysconfig.get_paths()["stdlib"], "encodings", "iso2022_jp_3.py")
-    from lazify._cli import _check_file
+    from lazify._check import check_file
 
-    result = _check_file(path, frozenset(), True)
+    result = check_file(path, frozenset(), True)
     reasons = {n.reason for site in result["sites"] for n in site.names}
     assert reasons == {"machinery"}
 

@@ -6,8 +6,9 @@ import os
 import sys
 
 from lazify import _hook
+from lazify._cli import main
 from lazify._compile import compile_paths
-from tests._util import run_python
+from tests._util import run_python, write
 from tests.test_hook import MOD, debug_lines, lazify_pycs, run, write_tree
 
 
@@ -193,3 +194,28 @@ def test_compile_env_dispatch(monkeypatch):
                         lambda paths, **kw: calls.append((list(paths), kw)) or 0)
     assert main(["compile", "--env", "-j", "3"]) == 0
     assert calls[0][0] == [] and calls[0][1]["env"] is True and calls[0][1]["jobs"] == 3
+
+
+# ------------------------------------------------------------ the command line
+
+
+def test_compile_dispatches_to_the_batch_driver(tmp_path, monkeypatch):
+    calls = []
+
+    def compile_paths(paths, *, hash_based=False, mechanism=None, **options):
+        calls.append((list(paths), hash_based))
+        return 1
+
+    import lazify._compile
+
+    monkeypatch.setattr(lazify._compile, "compile_paths", compile_paths)
+    assert main(["compile", "a.py", "b"]) == 1
+    assert main(["compile", "--hash", "c"]) == 1
+    assert calls == [(["a.py", "b"], False), (["c"], True)]
+
+
+def test_compile_writes_cache(tmp_path):
+    write(tmp_path, "mod.py", "import json\n")
+    proc = run_python(["-m", "lazify", "compile", str(tmp_path)])
+    assert proc.returncode == 0, proc.stderr
+    assert any("lazify" in name for name in os.listdir(tmp_path / "__pycache__"))

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from lazify._cli import main
-from tests._util import child_env, interpreters
+from tests._util import child_env, interpreters, unreadable, write
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 from lazify._emit_cst import HEADER
@@ -430,3 +430,73 @@ def test_rewrite_and_diff_leave_excluded_modules_as_they_are(project, capsys, mo
     assert capsys.readouterr().out == ""
     assert main(["check", "--format", "json", "src/app/lazy.py"]) == 0
     assert '"reason": "excluded"' in capsys.readouterr().out
+
+
+# ------------------------------------------------------------ the command line
+
+
+def test_rewrite_and_diff_dispatch(monkeypatch):
+    seen = {}
+
+    def cmd_rewrite(args):
+        seen["rewrite"] = (args.path, args.output)
+        return 5
+
+    def cmd_diff(args):
+        seen["diff"] = (args.paths, args.check)
+        return 6
+
+    import lazify._cli.diff
+    import lazify._cli.rewrite
+
+    monkeypatch.setattr(lazify._cli.rewrite, "run", cmd_rewrite)
+    monkeypatch.setattr(lazify._cli.diff, "run", cmd_diff)
+    assert main(["rewrite", "x.py"]) == 5
+    assert seen["rewrite"] == ("x.py", None)
+    seen.clear()
+    assert main(["rewrite", "src", "-o", "out"]) == 5
+    assert seen["rewrite"] == ("src", "out")
+    assert main(["diff", "a.py", "b"]) == 6
+    assert seen["diff"] == (["a.py", "b"], None)
+    seen.clear()
+    assert main(["diff", "a.py", "--check", "reviewed"]) == 6
+    assert seen["diff"] == (["a.py"], "reviewed")
+
+
+def test_rewrite_usage_error_exits_2(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["rewrite"])
+    assert exc.value.code == 2
+    with pytest.raises(SystemExit) as exc:
+        main(["diff", "--check"])
+    assert exc.value.code == 2
+
+
+@pytest.mark.parametrize("command", ["diff", "rewrite"])
+def test_diff_and_rewrite_unreadable_directory(tmp_path, capsys, monkeypatch, command):
+    write(tmp_path, "app/ok.py", "import json\n")
+    write(tmp_path, "app/secret/hidden.py", "import json\n")
+    unreadable(monkeypatch, tmp_path / "app" / "secret")
+    argv = [command, str(tmp_path / "app")] + (["-o", str(tmp_path / "out")] if command == "rewrite" else [])
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err == f"lazify {command}: {tmp_path / 'app' / 'secret'}: cannot read directory: Permission denied\n"
+
+
+def test_rewrite_write_errors_are_one_line(tmp_path, capsys):
+    write(tmp_path, "app/a.py", "import json\n\n\ndef f():\n    return json\n")
+    write(tmp_path, "app/b.py", "import csv\n\n\ndef f():\n    return csv\n")
+    in_the_way = write(tmp_path, "out/app", "a file where a directory should be\n")
+    assert main(["rewrite", str(tmp_path / "app"), "-o", in_the_way]) == 2   # usage: not a dir
+    capsys.readouterr()
+    write(tmp_path, "out2/a.py/keep", "")          # a directory where a file should be
+    assert main(["rewrite", str(tmp_path / "app"), "-o", str(tmp_path / "out2")]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(f"lazify rewrite: {tmp_path / 'out2' / 'a.py'}: ")
+    assert "directory" in err[0].lower()
+    with open(tmp_path / "out2" / "b.py", encoding="utf-8") as f:
+        assert "__lazy__.csv" in f.read()      # the others are written
+    # an output directory that cannot be made: said once
+    assert main(["rewrite", str(tmp_path / "app"), "-o", str(tmp_path / "out" / "app" / "x")]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"lazify rewrite: {tmp_path / 'out' / 'app' / 'x'}: Not a directory"]

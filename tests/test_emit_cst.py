@@ -156,7 +156,7 @@ def test_no_rewrite_returns_the_source_object():
         (["lazify", "lazify._hook", "lazify._importlib_bootstrap", "lazify._rewrite"],
          ["libcst", "argparse"]),
         # the command line imports libcst only where it emits (rewrite/diff)
-        (["lazify._cli", "lazify._diff", "lazify._compile"], ["libcst"]),
+        (["lazify._cli", "lazify._emit_file", "lazify._compile"], ["libcst"]),
     ],
     ids=["start-up", "command-line"],
 )

@@ -11,7 +11,9 @@ import textwrap
 
 import pytest
 
-from tests._util import child_env, run_python
+from tests._util import ROOT, child_env, run_python, write
+
+EXAMPLES = os.path.join(ROOT, "examples")
 
 PROBE = textwrap.dedent("""\
     import sys
@@ -137,3 +139,250 @@ def test_run_path_imports_neither_argparse_nor_the_rewriter(tree):
     run_python(["-m", "lazify", "run", str(script)], cwd=tree)  # writes the cache
     proc = run_python(["-m", "lazify", "run", str(script)], cwd=tree)
     assert proc.stdout == "[]\n", proc.stderr
+
+
+# --------------------------------------------- scripts, modules, the example app
+
+
+@pytest.mark.parametrize(
+    "argv, stdin, expected",
+    [
+        (["total", "--json"], "1.10\n2.20\n", '{"count": 2, "total": "3.30"}\n'),
+        (["db", "b", "a", "b"], None, "   2  b\n   1  a\n"),
+        (["xml"], "<a><b/></a>", '<?xml version="1.0" ?>\n<a>\n  <b/>\n</a>\n'),
+    ],
+)
+@pytest.mark.parametrize("mode", ["plain", "run", "sitecustomize"])
+def test_example_app_runs(mode, argv, stdin, expected):
+    if mode == "plain":
+        args, env = ["-m", "heavyapp", *argv], None
+    elif mode == "run":
+        args, env = ["-m", "lazify", "run", "-m", "heavyapp", *argv], None
+    else:
+        site = os.path.join(EXAMPLES, "heavyapp_sitecustomize")
+        args = ["-m", "heavyapp", *argv]
+        env = {"PYTHONPATH": os.pathsep.join([site, ROOT])}
+    proc = run_python(args, cwd=EXAMPLES, env_extra=env, input=stdin)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == expected
+    assert proc.stderr == ""
+
+
+def test_example_app_lazy_imports_only_what_the_command_uses():
+    probe = (
+        "import sys\n"
+        "sys.argv = ['heavyapp', 'total']\n"
+        "import heavyapp.cli\n"
+        "heavyapp.cli.main()\n"
+        "print(sorted(m for m in ('sqlite3', 'asyncio', 'xml.dom.minidom', 'http.client', 'decimal') if m in sys.modules))\n"
+    )
+    site = os.path.join(EXAMPLES, "heavyapp_sitecustomize")
+    eager = run_python(probe, cwd=EXAMPLES, input="1\n")
+    lazy = run_python(
+        probe, cwd=EXAMPLES, input="1\n", env_extra={"PYTHONPATH": os.pathsep.join([site, ROOT])}
+    )
+    assert eager.returncode == 0, eager.stderr
+    assert lazy.returncode == 0, lazy.stderr
+    assert eager.stdout.splitlines()[-1] == "['asyncio', 'decimal', 'http.client', 'sqlite3', 'xml.dom.minidom']"
+    assert lazy.stdout.splitlines()[-1] == "['decimal']"
+
+
+@pytest.fixture
+def script_dir(tmp_path):
+    write(tmp_path, "heavy_dep.py", "print('imported heavy_dep')\nVALUE = 42\n")
+    return tmp_path
+
+
+def lazify_run(*args: str, cwd=None, input=None):
+    return run_python(["-m", "lazify", "run", *args], cwd=cwd, input=input)
+
+
+def test_run_script_argv_name_and_path(script_dir):
+    script = write(
+        script_dir,
+        "script.py",
+        """\
+        import sys
+        import heavy_dep
+        print("argv", sys.argv)
+        print("name", __name__)
+        print("path0", sys.path[0])
+        print("file", __file__)
+        """,
+    )
+    proc = lazify_run(script, "a", "--flag", "-m", cwd=str(script_dir))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert f"argv {[script, 'a', '--flag', '-m']!r}" in lines
+    assert "name __main__" in lines
+    assert f"path0 {os.path.realpath(str(script_dir))}" in lines
+    assert f"file {os.path.abspath(script)}" in lines
+    # The main script itself is rewritten: heavy_dep is never read, so never imported.
+    assert "imported heavy_dep" not in lines
+
+
+def test_run_script_imports_on_first_use(script_dir):
+    script = write(
+        script_dir,
+        "script.py",
+        """\
+        import heavy_dep
+
+        def show():
+            print(heavy_dep.VALUE)
+
+        print("before")
+        show()
+        """,
+    )
+    proc = lazify_run(script, cwd=str(script_dir))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["before", "imported heavy_dep", "42"]
+    plain = run_python([script], cwd=str(script_dir))
+    assert plain.stdout.splitlines() == ["imported heavy_dep", "before", "42"]
+
+
+@pytest.mark.parametrize(
+    "body, code",
+    [
+        ("import sys\nsys.exit(3)\n", 3),
+        ("raise SystemExit\n", 0),
+        ("import sys\nsys.exit('bye')\n", 1),
+        ("pass\n", 0),
+    ],
+)
+def test_run_script_exit_code(tmp_path, body, code):
+    script = write(tmp_path, "script.py", body)
+    proc = lazify_run(script)
+    assert proc.returncode == code
+    plain = run_python([script])
+    assert plain.returncode == code
+    assert proc.stderr == plain.stderr
+
+
+def test_run_script_traceback_is_pythons(tmp_path):
+    script = write(
+        tmp_path,
+        "script.py",
+        """\
+        def f():
+            return 1 / 0
+
+        f()
+        """,
+    )
+    proc = lazify_run(script)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("Traceback (most recent call last):\n")
+    assert f'File "{script}", line 4, in <module>' in proc.stderr
+    assert f'File "{script}", line 2, in f' in proc.stderr
+    assert proc.stderr.rstrip().endswith("ZeroDivisionError: division by zero")
+    assert "_run.py" not in proc.stderr and "_cli.py" not in proc.stderr and "runpy" not in proc.stderr
+    plain = run_python([script])
+    assert proc.stderr == plain.stderr
+
+
+def test_run_script_syntax_error(tmp_path):
+    script = write(tmp_path, "script.py", "x = (\n")
+    proc = lazify_run(script)
+    assert proc.returncode == 1
+    assert "SyntaxError" in proc.stderr
+    assert "_run.py" not in proc.stderr and "_cli.py" not in proc.stderr
+
+
+def test_run_missing_script(tmp_path):
+    proc = lazify_run(str(tmp_path / "nope.py"))
+    assert proc.returncode == 2
+    assert "No such file or directory" in proc.stderr
+
+
+def test_run_module_package(script_dir):
+    write(script_dir, "app/__init__.py", "")
+    write(
+        script_dir,
+        "app/__main__.py",
+        """\
+        import sys
+        import heavy_dep
+        from . import helper
+        print("argv", sys.argv[1:])
+        print("name", __name__)
+        print("helper", helper.X)
+        print("path0", sys.path[0])
+        sys.exit(7)
+        """,
+    )
+    write(script_dir, "app/helper.py", "X = 'ok'\n")
+    proc = lazify_run("-m", "app", "x", "--y", cwd=str(script_dir))
+    assert proc.returncode == 7, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "argv ['x', '--y']" in lines
+    assert "name __main__" in lines
+    assert "helper ok" in lines
+    assert f"path0 {os.path.realpath(str(script_dir))}" in [
+        "path0 " + os.path.realpath(line[6:]) for line in lines if line.startswith("path0 ")
+    ]
+    assert "imported heavy_dep" not in lines
+
+
+def test_run_directory_with_main(script_dir):
+    write(
+        script_dir,
+        "appdir/__main__.py",
+        """\
+        import sys
+        import heavy_dep
+        print("argv", sys.argv)
+        print("name", __name__)
+        print("path0", sys.path[0], sys.path.count(sys.path[0]))
+        """,
+    )
+    write(script_dir, "appdir/heavy_dep.py", "print('imported heavy_dep')\n")
+    target = str(script_dir / "appdir")
+    proc = lazify_run(target, "x", cwd=str(script_dir))
+    plain = run_python([target, "x"], cwd=str(script_dir))
+    assert proc.returncode == 0, proc.stderr
+    assert plain.stdout.splitlines() == ["imported heavy_dep", *proc.stdout.splitlines()]
+
+
+def test_run_module_traceback(tmp_path):
+    write(tmp_path, "boom.py", "def f():\n    raise KeyError('k')\nf()\n")
+    proc = lazify_run("-m", "boom", cwd=str(tmp_path))
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("Traceback (most recent call last):\n")
+    assert "boom.py\", line 3, in <module>" in proc.stderr
+    assert proc.stderr.rstrip().endswith("KeyError: 'k'")
+    assert "_run.py" not in proc.stderr and "_cli.py" not in proc.stderr and "runpy" not in proc.stderr
+
+
+def test_run_module_not_found(tmp_path):
+    proc = lazify_run("-m", "no_such_module_xyz", cwd=str(tmp_path))
+    assert proc.returncode == 1
+    assert "No module named" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_run_package_without_main(tmp_path):
+    write(tmp_path, "lib/__init__.py", "")
+    proc = lazify_run("-m", "lib", cwd=str(tmp_path))
+    assert proc.returncode == 1
+    assert "cannot be directly executed" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_run_with_lazify_disable(script_dir):
+    script = write(script_dir, "script.py", "import heavy_dep\nprint('main')\n")
+    proc = run_python(
+        ["-m", "lazify", "run", script], cwd=str(script_dir), env_extra={"LAZIFY_DISABLE": "1"}
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["imported heavy_dep", "main"]
+
+
+def test_run_does_not_import_check_machinery():
+    # `lazify run` must not import, eagerly, what the program may want lazily.
+    proc = run_python(
+        "import sys; import lazify._cli; "
+        "print(sorted(m for m in ('json', 'ast', 'lazify._plan') if m in sys.modules))"
+    )
+    assert proc.stdout.strip() == "[]", proc.stderr

@@ -3,7 +3,7 @@ time, the verdict `check` gives each name must be what the import hook then does
 
     python tests/compat/check_vs_runtime.py [--sample N] [--mode global|opt-in] [--mechanism M]
 
-The report is made in this process (``lazify._cli._check_file``, what ``lazify check
+The report is made in this process (``lazify._check.check_file``, what ``lazify check
 --format json`` prints); the module is imported through the hook in a child process
 (``lazify.install()``), which traces its top-level frame: at the line where each import
 statement starts it notes whether the statement's modules are loaded already, and at the
@@ -143,10 +143,10 @@ print(repr(("ok", {k: sorted(v) for k, v in observed.items()})))
 
 def report(path: str, module: str, enabled: bool, mechanism: str) -> dict | None:
     """``check``'s verdicts for the file: ``{"error": ...}`` or ``{"sites": [...]}``."""
-    from lazify._cli import _check_file
+    from lazify._check import check_file
     from lazify._sources import excluding_for
 
-    result = _check_file(path, excluding_for(path), False, mechanism, enabled=enabled)
+    result = check_file(path, excluding_for(path), False, mechanism, enabled=enabled)
     if result["error"] is not None:
         return None
     return result
