@@ -45,7 +45,7 @@ def rewrite_file(path: str, excluding=None, mechanism: str = "rewrite") -> tuple
     except Exception as e:
         # A lazify bug (the planner, or a plan the emitter cannot apply): as `check`
         # reports it, unless LAZIFY_STRICT asks for the traceback.
-        from lazify._mode import env_flag
+        from lazify._settings import env_flag
 
         if env_flag("LAZIFY_STRICT"):
             raise

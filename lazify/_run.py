@@ -156,7 +156,7 @@ def main(argv=None) -> int:
 
 
 def _summary_asked() -> bool:
-    from lazify._mode import env_flag
+    from lazify._settings import env_flag
 
     return env_flag("LAZIFY_SUMMARY")
 
@@ -173,7 +173,8 @@ def resolve_settings(mechanism=None, *, project=None, extra_excluding=()):
         interpreter lacks.
     """
     from lazify._config import resolve, usable_mechanism
-    from lazify._mode import DEFAULT_EXCLUDING, check_mechanism
+    from lazify._settings import DEFAULT_EXCLUDING
+    from lazify._mechanism import check_mechanism
 
     if mechanism is not None:
         check_mechanism(mechanism)

@@ -87,7 +87,7 @@ def run(args) -> int:
     mechanism = planned_mechanism(args, "check")
     if mechanism is None:
         return 2
-    from lazify._mode import env_flag
+    from lazify._settings import env_flag
 
     strict = env_flag("LAZIFY_STRICT")
     results = [check_file(path, excluding, strict, mechanism, enabled)

@@ -40,7 +40,7 @@ def configured_mechanism(args, command, runs=True):
         ``rewrite`` and ``diff`` print native source (``lazy import``) on any version.
     """
     from lazify._config import ConfigError, load_config, resolve, usable_mechanism
-    from lazify._mode import check_mechanism
+    from lazify._mechanism import check_mechanism
 
     try:
         if args.mechanism is not None:
@@ -59,7 +59,7 @@ def planned_mechanism(args, command):
     else the configured one, else, for ``check``, the interpreter's default (what the hook
     would do here) and, for ``rewrite``/``diff``, the rewrite: their output is source that
     a reviewed tree (``diff --check``) holds, the same whichever Python prints it."""
-    from lazify._mode import default_mechanism
+    from lazify._mechanism import default_mechanism
 
     mechanism = configured_mechanism(args, command, runs=False)
     if mechanism is BAD:

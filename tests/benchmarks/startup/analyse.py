@@ -51,7 +51,9 @@ def _dump(path=os.environ["LZBENCH_ANALYSE_OUT"], sys=sys):
         spec = getattr(m, "__spec__", None)
         mods[name] = [f if isinstance(f, str) else None,
                       bool(getattr(m, "__path__", None)),
-                      type(getattr(spec, "loader", None)).__qualname__]
+                      # lazify keeps CPython's SourceFileLoader, its get_code lazify's
+                      type(getattr(getattr(getattr(spec, "loader", None), "get_code", None),
+                                   "__self__", getattr(spec, "loader", None))).__qualname__]
     with open(path, "w") as fh:
         json.dump(mods, fh)
 atexit.register(_dump)
