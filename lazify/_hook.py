@@ -559,7 +559,7 @@ def _hand_over(pending):
         _handed += len(pending)
         from . import _deferred
 
-        _uncachable.extend(_deferred.finish(pending, warn=False))
+        _uncachable.extend(_deferred.finish(pending, warn=False, debug=_debug))
     finally:
         _state.busy = busy
         _handing.release()
