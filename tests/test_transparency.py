@@ -12,8 +12,8 @@ import os
 
 import pytest
 
+from tests._scenario import write_tree
 from tests._util import run_python
-from tests.test_runtime import write_tree
 
 
 def run_both(tmp_path, files):
