@@ -13,7 +13,6 @@ read.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 
 import pytest

@@ -8,7 +8,6 @@ compares the two, or states the one documented difference.
 
 from __future__ import annotations
 
-import os
 
 import pytest
 

@@ -305,7 +305,7 @@ def statements_at(imports, line):
     return at
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def annotation_names(filename):
     """line -> the names read by the annotations (of parameters, returns, annotated
     assignments) that span that line, in the source file ``filename``."""
