@@ -401,7 +401,7 @@ class _Applier(cst.CSTTransformer):
     def apply_native(self, key, site, node) -> list:
         """The native mechanism: ``lazy`` before the statement, or, when some of its
         names stay eager, the statement with those and a ``lazy`` one with the rest."""
-        aliases = self._aliases_as_planned(key, site, node)
+        self._aliases_as_planned(key, site, node)   # checks the node, counts the site applied
         if all(n.lazy for n in site.names):
             return [_lazy(node)]
         # the lazy names on one line after the eager statement: no line moves, and the

@@ -13,13 +13,12 @@ read.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 
 import pytest
 
+from tests._scenario import write_tree
 from tests._util import run_python
-from tests.test_runtime import write_tree
 
 PEP649 = sys.version_info >= (3, 14)
 

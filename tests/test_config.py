@@ -9,6 +9,7 @@ import pytest
 
 from lazify import _config
 from lazify._config import Config, ConfigError, find_pyproject, load_config
+from tests._scenario import HEAVY, lazy_output, write_tree
 from tests._util import run_python
 
 
@@ -268,3 +269,50 @@ def test_lazify_strict_is_a_boolean_like_the_others(monkeypatch, value, strict):
 
     monkeypatch.setenv("LAZIFY_STRICT", value)
     assert _hook._strict() is strict
+
+
+# ---------------------------------------------------------------- in a running program
+
+
+def test_default_excluding_list_keeps_sympy_style_packages_eager(tmp_path):
+    import lazify
+    assert "sympy" in lazify.DEFAULT_EXCLUDING
+    out = lazy_output(tmp_path, {**HEAVY, "sympy/__init__.py": "import heavy\n",
+                                 "main.py": "import sympy\nprint('x')\nsympy.__name__\n"})
+    assert out.splitlines() == ["x", "heavy executed"]
+
+
+def test_install_reads_the_recorded_settings_and_the_environment(tmp_path):
+    """The settings ``lazify enable`` recorded (handed over by its ``.pth`` file) and the
+    environment apply; the ``pyproject.toml`` of the current directory does not."""
+    write_tree(tmp_path, {**HEAVY, "pyproject.toml": '[tool.lazify]\nexcluding = ["other"]\n',
+                          "keep.py": "import heavy\n", "other.py": "import heavy\n"})
+    code = textwrap.dedent("""
+        import sys
+        import lazify._settings
+        lazify._settings.keep_recorded({"enabled": True, "excluding": ["keep"], "from": None})
+        import lazify
+        lazify.install()
+        import other
+        print("heavy" in sys.modules, lazify.is_lazy_imports_enabled())
+        import keep
+        print("heavy" in sys.modules)
+    """)
+    proc = run_python(code, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["False True", "heavy executed", "True"]
+    proc = run_python(code, cwd=tmp_path, env_extra={"LAZIFY_DISABLE": "1"})
+    assert proc.stdout.splitlines()[0] == "heavy executed"   # everything eager
+
+
+def test_install_ignores_a_malformed_pyproject_and_reports_a_bad_variable_once(tmp_path):
+    write_tree(tmp_path, {"pyproject.toml": "[tool.lazify]\nexcluding = 3\n"})
+    code = "import lazify; lazify.install(); lazify.install(); print(lazify.is_lazy_imports_enabled())"
+    proc = run_python(code, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "True"
+    assert proc.stderr == ""
+    proc = run_python(code, cwd=tmp_path, env_extra={"LAZIFY_EXCLUDING": "ok,not a name"})
+    assert proc.stdout.strip() == "True"
+    assert proc.stderr == ("lazify: LAZIFY_EXCLUDING: not a module name in excluding: "
+                           "'not a name'; ignored\n")

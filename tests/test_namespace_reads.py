@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import sys
 
+from tests._scenario import write_tree
 from tests._util import run_python
-from tests.test_runtime import write_tree
 
 #: Three modules the scenarios import; ``loaded()`` in main.py lists which are in
 #: sys.modules.

@@ -11,42 +11,10 @@ import textwrap
 
 import pytest
 
+from tests._scenario import HEAVY, lazy_output, run_lazy, write_tree
 from tests._util import run_python
 
 HAS_NOTES = sys.version_info >= (3, 11)
-
-
-def write_tree(root, files):
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-
-
-def run_lazy(tmp_path, files, *, args=(), env_extra=None):
-    write_tree(tmp_path, files)
-    return run_python(["-m", "lazify", "run", "main.py", *args], cwd=tmp_path,
-                      env_extra=env_extra)
-
-
-def lazy_output(tmp_path, files, **kwargs):
-    proc = run_lazy(tmp_path, files, **kwargs)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return proc.stdout
-
-
-HEAVY = {
-    "heavy.py": """
-        print("heavy executed")
-        VALUE = 42
-        def double(x):
-            return 2 * x
-        class Base:
-            pass
-        class Error(Exception):
-            pass
-    """,
-}
 
 
 def test_nothing_runs_at_the_statement(tmp_path):
@@ -72,43 +40,6 @@ def test_side_effects_happen_once_at_first_use(tmp_path):
         print(user.get(), user.get())
     """})
     assert out.splitlines() == ["start", "heavy executed", "42 42"]
-
-
-def test_eligibility_matches_check(tmp_path):
-    files = {
-        "m_if.py": "print('m_if')\n", "m_else.py": "print('m_else')\n",
-        "m_try.py": "print('m_try')\n", "m_with.py": "print('m_with')\n",
-        "m_func.py": "print('m_func')\n", "m_class.py": "print('m_class')\n",
-        "m_star.py": "print('m_star')\n",
-        "main.py": """
-            import contextlib
-            if True:
-                import m_if
-            else:
-                import m_else
-            try:
-                import m_try
-            except ImportError:
-                pass
-            with contextlib.nullcontext():
-                import m_with
-            def f():
-                import m_func
-            f()
-            class C:
-                import m_class
-            from m_star import *
-            print("end")
-        """,
-    }
-    out = lazy_output(tmp_path, files)
-    assert out.splitlines() == ["m_try", "m_with", "m_func", "m_class", "m_star", "end"]
-    check = run_python(["-m", "lazify", "check", "--format", "json", "main.py"], cwd=tmp_path)
-    import json
-    verdicts = {imp["name"]: imp["verdict"] for imp in json.loads(check.stdout)["files"][0]["imports"]}
-    assert verdicts["m_if"] == "lazy" and verdicts["m_try"] == "eager"
-    assert verdicts["m_with"] == "eager" and verdicts["m_func"] == "eager"
-    assert verdicts["m_class"] == "eager" and verdicts["*"] == "eager"
 
 
 def test_import_forms(tmp_path):
@@ -573,14 +504,6 @@ def test_resolve_all_and_eager_imports(tmp_path):
     assert out.splitlines() == ["True False", "heavy executed", "True False"]
 
 
-def test_default_excluding_list_keeps_sympy_style_packages_eager(tmp_path):
-    import lazify
-    assert "sympy" in lazify.DEFAULT_EXCLUDING
-    out = lazy_output(tmp_path, {**HEAVY, "sympy/__init__.py": "import heavy\n",
-                                 "main.py": "import sympy\nprint('x')\nsympy.__name__\n"})
-    assert out.splitlines() == ["x", "heavy executed"]
-
-
 def test_install_is_idempotent_and_uninstall_keeps_modules_working(tmp_path):
     write_tree(tmp_path, {**HEAVY, "user.py": "import heavy\n"})
     proc = run_python(textwrap.dedent("""
@@ -733,42 +656,6 @@ def test_dir_then_getattr_of_every_name(tmp_path):
     assert out.splitlines() == ["ok False"]
 
 
-def test_install_reads_the_recorded_settings_and_the_environment(tmp_path):
-    """The settings ``lazify enable`` recorded (handed over by its ``.pth`` file) and the
-    environment apply; the ``pyproject.toml`` of the current directory does not."""
-    write_tree(tmp_path, {**HEAVY, "pyproject.toml": '[tool.lazify]\nexcluding = ["other"]\n',
-                          "keep.py": "import heavy\n", "other.py": "import heavy\n"})
-    code = textwrap.dedent("""
-        import sys
-        import lazify._settings
-        lazify._settings.keep_recorded({"enabled": True, "excluding": ["keep"], "from": None})
-        import lazify
-        lazify.install()
-        import other
-        print("heavy" in sys.modules, lazify.is_lazy_imports_enabled())
-        import keep
-        print("heavy" in sys.modules)
-    """)
-    proc = run_python(code, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines() == ["False True", "heavy executed", "True"]
-    proc = run_python(code, cwd=tmp_path, env_extra={"LAZIFY_DISABLE": "1"})
-    assert proc.stdout.splitlines()[0] == "heavy executed"   # everything eager
-
-
-def test_install_ignores_a_malformed_pyproject_and_reports_a_bad_variable_once(tmp_path):
-    write_tree(tmp_path, {"pyproject.toml": "[tool.lazify]\nexcluding = 3\n"})
-    code = "import lazify; lazify.install(); lazify.install(); print(lazify.is_lazy_imports_enabled())"
-    proc = run_python(code, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "True"
-    assert proc.stderr == ""
-    proc = run_python(code, cwd=tmp_path, env_extra={"LAZIFY_EXCLUDING": "ok,not a name"})
-    assert proc.stdout.strip() == "True"
-    assert proc.stderr == ("lazify: LAZIFY_EXCLUDING: not a module name in excluding: "
-                           "'not a name'; ignored\n")
-
-
 def test_a_module_reading_its_own_frame_globals_sees_its_imports(tmp_path):
     # sys._getframe().f_globals is globals() by another name: the planner keeps
     # the module's imports eager, so the names are there, as in plain Python.
@@ -855,21 +742,6 @@ def test_a_module_whose_deferred_import_failed_in_a_catch_up_is_freed(tmp_path):
     assert out.splitlines() == ["None", "False False", "True"]
 
 
-def test_runtime_defines_every_entry_point():
-    """Every name the emitters spell from lazify._entry_points exists on the runtime."""
-    from lazify import _entry_points as ep
-    from lazify import _importlib_bootstrap as _runtime
-
-    assert _runtime.__name__ == ep.RUNTIME
-    assert callable(getattr(_runtime, ep.FACTORY))
-    module = {"__name__": "entry_points_probe"}
-    module[ep.NAMESPACE] = namespace = getattr(_runtime, ep.FACTORY)(module)
-    assert _runtime.state_of(module) is not None    # found under that name
-    assert set(ep.NAMESPACE_READS.values()) <= set(ep.METHODS)
-    for method in ep.METHODS:
-        assert callable(getattr(type(namespace), method, None)), method
-
-
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="no specializing interpreter")
 def test_routed_reads_are_specialized_by_the_interpreter(tmp_path):
     # a hot loop through `__lazy__.tiny.f` must stay an instance-dict hit CPython
@@ -914,44 +786,6 @@ def test_routed_reads_stay_specialized_after_many_modules_went_through_the_class
         """})
     out = lazy_output(tmp_path, files)
     assert out.strip() == "('LOAD_ATTR_WITH_HINT', 'tiny') True"
-
-
-def test_bindings_in_other_branches_of_an_if_are_no_rebinding(tmp_path):
-    """``if X: from heavy import double else: def double`` (and an import in each
-    branch): the import is lazy, and whichever branch ran is what the name is."""
-    files = {**HEAVY, "light.py": "print('light executed')\ndef double(x):\n    return x + x\n",
-             "app.py": """
-        import os
-        if os.environ.get("BRANCH") == "import":
-            from heavy import double
-        else:
-            def double(x):
-                return "def"
-        if os.environ.get("BRANCH") == "import":
-            import heavy as impl
-        elif os.environ.get("BRANCH") == "light":
-            import light as impl
-        else:
-            impl = None
-        def run():
-            return double(3), impl and impl.double(1)
-    """, "main.py": """
-        import sys, app
-        print("loaded:", "heavy" in sys.modules, "light" in sys.modules)
-        print(app.run())
-    """}
-    write_tree(tmp_path, files)
-    for branch, expected in [
-        ("import", ["loaded: False False", "heavy executed", "(6, 2)"]),
-        ("light", ["loaded: False False", "light executed", "('def', 2)"]),
-        ("none", ["loaded: False False", "('def', None)"]),
-    ]:
-        plain = run_python(["main.py"], cwd=tmp_path, env_extra={"BRANCH": branch})
-        lazy = run_lazy(tmp_path, files, env_extra={"BRANCH": branch})
-        assert lazy.returncode == 0, lazy.stderr
-        assert lazy.stdout.splitlines() == expected
-        # plain imports at the statement; the values are the same
-        assert plain.stdout.splitlines()[-1] == expected[-1]
 
 
 def test_a_submodule_of_a_package_lazify_does_not_rewrite_is_imported_at_the_statement(tmp_path):

@@ -8,12 +8,11 @@ compares the two, or states the one documented difference.
 
 from __future__ import annotations
 
-import os
 
 import pytest
 
+from tests._scenario import write_tree
 from tests._util import run_python
-from tests.test_runtime import write_tree
 
 
 def run_both(tmp_path, files):

@@ -95,7 +95,7 @@ def main(argv=None) -> int:
             cells.append(f"{n / 1e6:,.0f} M{ratio}")
         lines.append("| " + " | ".join(cells) + " |")
     print("\n".join(lines))
-    out = args.out or Path(tempfile.gettempdir()) / f"lazify-callgrind-{version}.json"
+    out = args.out or bench.default_results(version, "callgrind")
     out.write_text(json.dumps({
         "python": subprocess.run([str(bench.venv_python(venv)), "-c",
                                   "import sys; print(sys.version)"],

@@ -2,7 +2,7 @@
 """The modules lazify loads that Python's native lazy imports do not, and why.
 
     python3 tests/benchmarks/startup/moddiff.py --python /opt/sid-python/3.15/bin/python3
-    python3 tests/benchmarks/startup/moddiff.py --report tests/benchmarks/startup/module-differences-3.15.json
+    python3 tests/benchmarks/startup/moddiff.py --report benchmarks/results/module-differences-2026-12-04-py3.15-4eb81db.json
     python3 tests/benchmarks/startup/moddiff.py --python python3 \
         --base-python /opt/sid-python/3.15/bin/python3 --impls plain,lazify
 
@@ -305,7 +305,7 @@ def statements_at(imports, line):
     return at
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def annotation_names(filename):
     """line -> the names read by the annotations (of parameters, returns, annotated
     assignments) that span that line, in the source file ``filename``."""
@@ -618,7 +618,7 @@ def main(argv=None):
                     help=f"comma-separated subset of {','.join(IMPLS)} to trace with --python "
                          "(default: those available; with --base-python: plain,lazify)")
     ap.add_argument("--out", type=Path, default=None,
-                    help="JSON (default: module-differences-X.Y.json next to this script)")
+                    help="JSON (default: benchmarks/results/module-differences-DATE-pyX.Y-COMMIT.json)")
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--report", type=Path, metavar="JSON", help="only print the markdown of an earlier run")
     args = ap.parse_args(argv)
@@ -632,7 +632,7 @@ def main(argv=None):
     if not venv.exists():
         ap.error(f"no benchmark venv in {workdir}: run run.py --python {args.python} --check-only first")
     bench.install_lazify(venv)           # this working tree's lazify, as installed
-    out_path = args.out or bench.HERE / f"module-differences-{version}.json"
+    out_path = args.out or bench.default_results(version, "module-differences")
     wanted = args.impls.split(",") if args.impls else (
         ["plain", "lazify"] if args.base_python else IMPLS)
     impls = [i for i in wanted if i not in bench.unavailable_impls(venv, wanted)]

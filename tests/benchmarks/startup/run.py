@@ -35,8 +35,9 @@ What it does:
    at all, the first start after ``pip install`` (normal ``.pyc`` present,
    lazify's and defer-imports' caches empty), and after ``lazify compile``
    ahead of time;
-6. prints a markdown table and writes ``results.json`` (``--out``; for a
-   Python other than 3.11, ``results-X.Y.json``, and the workdir gets ``-X.Y``).
+6. prints a markdown table and writes
+   ``benchmarks/results/startup-DATE-pyX.Y-COMMIT.json`` (``--out``; for a Python
+   other than 3.11 the workdir gets ``-X.Y``).
 
 ``moddiff.py`` (3.15+) then attributes every module lazify loads and native
 lazy imports do not to its cause.
@@ -163,8 +164,21 @@ def default_workdir(version: str) -> Path:
     return Path(tempfile.gettempdir()) / f"lazify-startup-bench{suffix}"
 
 
-def default_results(version: str) -> Path:
-    return HERE / ("results.json" if version == "3.11" else f"results-{version}.json")
+#: Where the benchmark scripts write their results (the repository's top level, not tests/).
+RESULTS = ROOT / "benchmarks" / "results"
+
+
+def commit() -> str:
+    """The short hash of the checkout's HEAD (the lazify measured), or "unknown"."""
+    return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True).stdout.strip() or "unknown"
+
+
+def default_results(version: str, kind: str = "startup") -> Path:
+    """``benchmarks/results/KIND-DATE-pyX.Y-COMMIT.json``: named by date (UTC), Python
+    and commit, as the results kept there are."""
+    day = time.strftime("%Y-%m-%d", time.gmtime())
+    return RESULTS / f"{kind}-{day}-py{version}-{commit()}.json"
 
 
 # ------------------------------------------------------------------ the venv
@@ -791,8 +805,8 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="3 rounds, 1 warm-up, no cold run")
     ap.add_argument("--check-only", action="store_true", help="only compare outputs with plain; no timing")
     ap.add_argument("--out", type=Path, default=None,
-                    help="results JSON (default: results.json next to run.py, results-X.Y.json for a Python "
-                         "other than 3.11)")
+                    help="results JSON (default: "
+                         "benchmarks/results/startup-DATE-pyX.Y-COMMIT.json)")
     args = ap.parse_args(argv)
     if args.report:
         res = json.loads(args.report.read_text())

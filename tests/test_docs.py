@@ -1,0 +1,109 @@
+"""The documents: every relative link in README.md and docs/*.md resolves (the file exists;
+a ``#anchor`` names a heading of that file, in GitHub's anchor form), and the reason table
+of docs/how-it-works.md lists exactly the codes of lazify._reasons."""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import urllib.parse
+
+import pytest
+
+from lazify._reasons import Reason
+from tests._util import ROOT
+
+DOCUMENTS = sorted(
+    [os.path.join(ROOT, "README.md"), *glob.glob(os.path.join(ROOT, "docs", "*.md"))])
+
+#: ``[text](target)`` and ``![alt](target)``; the target ends at the first space or ``)``
+LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+#: ``[text]: target`` reference definitions
+DEFINITION = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)", re.M)
+FENCE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
+INLINE_CODE = re.compile(r"`[^`\n]*`")
+
+
+def prose(text: str) -> str:
+    """TEXT without fenced code blocks and code spans (links in them are not links)."""
+    return INLINE_CODE.sub("", FENCE.sub("", text))
+
+
+def anchors(path: str) -> set[str]:
+    """The anchors GitHub gives the headings of the Markdown file at PATH: lower case,
+    punctuation but ``-`` and ``_`` dropped, spaces as ``-``; a repeated one gets ``-1``,
+    ``-2``, ... ; explicit ``<a name=...>``/``id=...`` too."""
+    with open(path, encoding="utf-8") as f:
+        text = FENCE.sub("", f.read())
+    found: set[str] = set()
+    seen: dict[str, int] = {}
+    for match in re.finditer(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", text, re.M):
+        heading = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", match.group(1))   # link text
+        heading = re.sub(r"<[^>]+>", "", heading).replace("`", "")
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        found.add(slug if count == 0 else f"{slug}-{count}")
+    found.update(re.findall(r"<a\s+(?:name|id)=\"([^\"]+)\"", text))
+    return found
+
+
+def relative_links(path: str) -> list[str]:
+    with open(path, encoding="utf-8") as f:
+        text = prose(f.read())
+    targets = LINK.findall(text) + DEFINITION.findall(text)
+    return [t for t in targets if not re.match(r"[a-z][a-z0-9+.-]*:", t, re.I)]
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: os.path.relpath(p, ROOT))
+def test_relative_links_resolve(document):
+    broken = []
+    for target in relative_links(document):
+        file_part, _, anchor = target.partition("#")
+        file_part = urllib.parse.unquote(file_part)
+        linked = (os.path.normpath(os.path.join(os.path.dirname(document), file_part))
+                  if file_part else document)
+        if not os.path.exists(linked):
+            broken.append(f"{target}: no file {os.path.relpath(linked, ROOT)}")
+        elif anchor and linked.endswith(".md") and \
+                urllib.parse.unquote(anchor).lower() not in anchors(linked):
+            broken.append(f"{target}: no heading #{anchor} in {os.path.relpath(linked, ROOT)}")
+    assert not broken, "\n".join(broken)
+
+
+def test_anchors_in_githubs_form(tmp_path):
+    """The anchor rule itself, on headings whose anchors GitHub shows."""
+    page = tmp_path / "page.md"
+    page.write_text("# Install into an application's environment\n## `lazify run`: options\n"
+                    "## Limits\n## Limits\n```\n# not a heading\n```\n", encoding="utf-8")
+    assert anchors(str(page)) == {"install-into-an-applications-environment",
+                                  "lazify-run-options", "limits", "limits-1"}
+
+
+def test_a_broken_link_is_seen(tmp_path):
+    (tmp_path / "there.md").write_text("# Here\n", encoding="utf-8")
+    page = tmp_path / "page.md"
+    page.write_text("[a](there.md#here) [b](missing.md) `[c](in-code.md)`\n"
+                    "[d](https://example.org/x.md)\n", encoding="utf-8")
+    assert relative_links(str(page)) == ["there.md#here", "missing.md"]
+
+
+def reason_table() -> list[str]:
+    """The codes in the first column of the table under "Eligibility and reason codes"."""
+    with open(os.path.join(ROOT, "docs", "how-it-works.md"), encoding="utf-8") as f:
+        text = f.read()
+    section = text.split("## Eligibility and reason codes", 1)[1]
+    rows = re.search(r"^\| reason \|.*?\n\|[-| ]+\|\n((?:\|.*\n)+)", section, re.M).group(1)
+    codes = []
+    for row in rows.splitlines():
+        codes += re.findall(r"`([a-z-]+)`", row.split("|")[1])
+    return codes
+
+
+def test_the_reason_table_lists_every_reason_code_and_no_other():
+    codes = {value for value in vars(Reason).values() if isinstance(value, Reason)}
+    table = reason_table()
+    assert len(table) == len(set(table)), table
+    assert set(table) == codes, (f"missing from the table: {sorted(codes - set(table))}; "
+                                 f"not in lazify._reasons: {sorted(set(table) - codes)}")
