@@ -14,7 +14,7 @@ from ._api import resolve_all as resolve_all
 from ._settings import DEFAULT_EXCLUDING as DEFAULT_EXCLUDING
 from ._settings import is_lazy_imports_enabled as is_lazy_imports_enabled
 from ._settings import set_lazy_imports as set_lazy_imports
-from ._version import VERSION as __version__
+from ._version import VERSION as __version__  # noqa: F401  (public)
 
 
 def install(*, enabled=None, excluding=None, mechanism=None) -> None:
