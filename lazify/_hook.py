@@ -510,6 +510,9 @@ def _first_miss():
     del missed[:], _uncachable[:]
     _handed, _seen = 0, (0, 0.0)
     atexit.register(_at_exit, _miss_pid)
+    # imported now rather than when the misses are handed over: a program may forbid
+    # imports by then (pip install's audit hook)
+    from . import _deferred  # noqa: F401
     if not inherited and not sys.dont_write_bytecode:
         gc.callbacks.append(_on_collect)
 

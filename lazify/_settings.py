@@ -17,6 +17,9 @@ from ._names import within
 #: Packages whose import-time order no static rule sees; imports *within*
 #: them stay eager.  Each entry: the reason, and what broke.
 DEFAULT_EXCLUDING = {
+    "pip": "imports once an install has started: pip install adds an audit hook that "
+           "reports every import outside the stdlib from then on (a deprecation warning, "
+           "an error from pip 26.3); its own imports must be done before",
     "sympy": "import-time registration order: `Catalan = S.Catalan` in "
              "sympy.core needs `.numbers` imported first (broke cfn-lint)",
     "alembic": "import order: alembic.context's imports load alembic.ddl before "
