@@ -139,7 +139,8 @@ def marker_path() -> str | None:
     """The file that remembers the warning was given for this environment (the
     interpreter's prefix and lazify's cache tag): in the per-user cache directory
     when it is usable, else in the temporary directory."""
-    key = f"{sys.prefix}|{sys.executable}|{_cache.cache_tag()}".encode("utf-8", "replace")
+    # not sys.executable: python and python3.X of one environment are one environment
+    key = f"{sys.prefix}|{_cache.cache_tag()}".encode("utf-8", "replace")
     name = f"nocache-warned-{_cache.source_hash(key).hex()}"
     root = _cache.fallback_root()
     if root is not None and os.path.isdir(root) and _cache._fallback_trusted(root) \

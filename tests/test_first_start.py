@@ -261,6 +261,17 @@ def test_dont_write_bytecode_serves_plain_and_warns_once_per_environment(tmp_pat
     assert "PYTHONDONTWRITEBYTECODE" in warnings[0] and "lazify compile --env" in warnings[0]
     second = start(root, env=env, check=True)
     assert "cannot be written" not in second.stderr, second.stderr
+    # the same environment's interpreter under another of its names (python3, python3.X)
+    bindir = os.path.dirname(sys.executable)
+    other = next((os.path.join(bindir, name) for name in
+                  ("python3", f"python{sys.version_info[0]}.{sys.version_info[1]}", "python")
+                  if os.path.join(bindir, name) != sys.executable
+                  and os.path.exists(os.path.join(bindir, name))), None)
+    if other is not None:
+        third = subprocess.run([other, "app.py"], cwd=root, capture_output=True, text=True,
+                               env=child_env({**DEFERRED, "XDG_CACHE_HOME": str(root / ".xdg"),
+                                              "TMPDIR": str(root / ".tmp"), **env}))
+        assert third.returncode == 0 and "cannot be written" not in third.stderr, third.stderr
     time.sleep(0.5)                                     # (no child was started)
     assert lazify_pycs(root) == [] and lazify_pycs(root / ".xdg") == []
     # lazify compile at build time: then every start is lazy, with nothing written
