@@ -80,10 +80,6 @@ _handing = _thread.allocate_lock()
 #: (``LAZIFY_DEFER_REWRITE``, :func:`set_defer_rewrite`)
 _DEFER = None
 
-#: accepted spellings of a boolean environment variable
-_BOOLEANS = {"1": True, "true": True, "yes": True, "on": True,
-             "0": False, "false": False, "no": False, "off": False}
-
 
 class _State(_thread._local):
     busy = False
@@ -179,14 +175,7 @@ def _deferring() -> bool:
     (``LAZIFY_DEFER_REWRITE``, default on; read once)."""
     global _DEFER
     if _DEFER is None:
-        value = os.environ.get("LAZIFY_DEFER_REWRITE", "").strip()
-        _DEFER = _BOOLEANS.get(value.lower(), True)
-        if value and value.lower() not in _BOOLEANS:
-            try:
-                sys.stderr.write(f"lazify: LAZIFY_DEFER_REWRITE={value!r} is not one of 1/0, "
-                                 "true/false, yes/no, on/off; deferring the rewrite (the default)\n")
-            except Exception:
-                pass
+        _DEFER = _settings.env_flag("LAZIFY_DEFER_REWRITE", True)
     return _DEFER
 
 
