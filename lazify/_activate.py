@@ -267,14 +267,16 @@ def _compile_environment(info, mechanism) -> str:
     """Write lazify's cache for the environment's site-packages, in its own interpreter
     (the one place ``enable`` compiles)."""
     code = ("import sys\nfrom lazify._compile import compile_paths\n"
-            "sys.exit(compile_paths(sys.argv[2:], mechanism=sys.argv[1] or None))\n")
+            "sys.exit(compile_paths(sys.argv[2:], mechanism=sys.argv[1] or None, progress=False))\n")
     directory = info["purelib"]
     try:
         proc = subprocess.run([info["python"], "-c", code, mechanism or "", directory],
                               capture_output=True, text=True, env=_child_env(), cwd="/")
     except OSError as exc:
         return f"not written ({exc}); `lazify compile {directory}` writes it"
-    problems = [line for line in proc.stderr.splitlines() if line.strip()]
+    # one "lazify compile: <path>: <why>" line per file it could not compile; any other
+    # line (a warning of the child's own) is not a file
+    problems = [line for line in proc.stderr.splitlines() if line.startswith("lazify compile: ")]
     if proc.returncode == 0 and not problems:
         return f"written for {directory}"
     return (f"written for {directory}, but for {len(problems)} file(s) it could not be "

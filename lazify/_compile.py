@@ -26,7 +26,7 @@ COMPILED, FALLBACK, UP_TO_DATE, NEVER, SYNTAX, FAILED, FRESH = (
 
 
 def compile_paths(paths, *, hash_based=False, mechanism=None, jobs=None, env=False,
-                  force=False) -> int:
+                  force=False, progress=True) -> int:
     """Write rewritten pycs ahead of time for files and trees.
 
     Errors are reported per file on stderr and the rest carry on.  A
@@ -40,6 +40,7 @@ def compile_paths(paths, *, hash_based=False, mechanism=None, jobs=None, env=Fal
     :param jobs: processes (None or 0: one per core).
     :param env: also compile what this environment imports (:func:`environment_paths`).
     :param force: rewrite files whose cache is valid already.
+    :param progress: show progress (a bar or lines) on stderr; errors are said either way.
     :returns: the exit code: 0, or 1 when any file failed or could not be compiled.
     """
     started = time.perf_counter()
@@ -64,7 +65,7 @@ def compile_paths(paths, *, hash_based=False, mechanism=None, jobs=None, env=Fal
     files = [path for path, _excluding in _sources.iter_files(roots)
              if not path.startswith(skip_under)]
     tally = {key: [] for key in (COMPILED, FALLBACK, UP_TO_DATE, NEVER, SYNTAX, FAILED, FRESH)}
-    progress = _Progress(len(files))
+    progress = _Progress(len(files), shown=progress)
     for result in _results(files, hash_based, force, jobs):
         tally[result[0]].append(result)
         if result[0] in (SYNTAX, FAILED):
@@ -231,8 +232,9 @@ def _write(path, code, st, data, use_hash):
 class _Progress:
     """A bar on a terminal; a line every tenth of the files otherwise (for 200 or more)."""
 
-    def __init__(self, total):
+    def __init__(self, total, shown=True):
         self.total = total
+        self.quiet = not shown
         self.done = 0
         self.shown = 0.0
         try:
@@ -244,6 +246,8 @@ class _Progress:
 
     def step(self):
         self.done += 1
+        if self.quiet:
+            return
         if self.tty:
             now = time.monotonic()
             if now - self.shown >= 0.1 or self.done == self.total:

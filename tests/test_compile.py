@@ -162,6 +162,20 @@ def test_compile_progress_on_a_terminal_and_lines_otherwise(tmp_path, monkeypatc
     assert "\rlazify compile [" in err and "3/3" in err and err.endswith("\r\033[K")
 
 
+def test_enable_counts_files_it_could_not_compile_not_progress_lines(tmp_path):
+    """``lazify enable`` compiles the environment in its Python and says how many files
+    could not be: its progress lines (a tree of 200 files or more) are not files."""
+    from lazify._activate import _compile_environment
+
+    for i in range(210):
+        write(tmp_path, f"m{i}.py", "import json\n")
+    info = {"python": sys.executable, "purelib": str(tmp_path)}
+    assert _compile_environment(info, None) == f"written for {tmp_path}"
+    write(tmp_path, "bad.py", "def (:\n")
+    said = _compile_environment(info, None)
+    assert said.startswith(f"written for {tmp_path}, but for 1 file(s) it could not be"), said
+
+
 def test_compile_needs_paths_or_env():
     proc = _compile([])
     assert proc.returncode == 2 and "give PATHs to compile, or --env" in proc.stderr
