@@ -135,35 +135,37 @@ def _spawn_detached(argv) -> int:
                             start_new_session=os.name == "posix").pid
 
 
-def marker_path() -> str | None:
-    """The file that remembers the warning was given for this environment (the
-    interpreter's prefix and lazify's cache tag): in the per-user cache directory
-    when it is usable, else in the temporary directory."""
+def marker_paths() -> list:
+    """The files that can remember the warning was given for this environment (the
+    interpreter's prefix and lazify's cache tag), the one to write first: in the
+    per-user cache directory when it is usable, and in the temporary directory.  Both
+    are looked at, since the per-user directory may appear between two starts."""
     # not sys.executable: python and python3.X of one environment are one environment
     key = f"{sys.prefix}|{_cache.cache_tag()}".encode("utf-8", "replace")
     name = f"nocache-warned-{_cache.source_hash(key).hex()}"
+    paths = []
     root = _cache.fallback_root()
     if root is not None and os.path.isdir(root) and _cache._fallback_trusted(root) \
             and os.access(root, os.W_OK | os.X_OK):
-        return os.path.join(root, name)
+        paths.append(os.path.join(root, name))
     tmp = os.environ.get("TMPDIR") or ("/tmp" if os.name == "posix" else None)
-    if not tmp or not os.path.isdir(tmp):
-        return None
-    uid = os.getuid() if hasattr(os, "getuid") else "user"
-    return os.path.join(tmp, f"lazify-{uid}-{name}")
+    if tmp and os.path.isdir(tmp):
+        uid = os.getuid() if hasattr(os, "getuid") else "user"
+        paths.append(os.path.join(tmp, f"lazify-{uid}-{name}"))
+    return paths
 
 
 def _warn_once(count: int, why: str) -> None:
     """Say once per environment that modules were imported eagerly because lazify's
     cache cannot be written, and what to do.  Said only when a marker can be left:
     a warning on every start would be noise of its own."""
-    path = marker_path()
-    if path is None:
-        return
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except OSError:
+    paths = marker_paths()
+    if not paths or any(os.path.exists(path) for path in paths):
         return                           # warned before (or nowhere to remember it)
+    try:
+        fd = os.open(paths[0], os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except OSError:
+        return
     os.close(fd)
     try:
         sys.stderr.write(

@@ -261,6 +261,10 @@ def test_dont_write_bytecode_serves_plain_and_warns_once_per_environment(tmp_pat
     assert "PYTHONDONTWRITEBYTECODE" in warnings[0] and "lazify compile --env" in warnings[0]
     second = start(root, env=env, check=True)
     assert "cannot be written" not in second.stderr, second.stderr
+    # the per-user cache directory appears (any lazify command can make it): still said once
+    os.makedirs(root / ".xdg" / "lazify", mode=0o700)
+    second = start(root, env=env, check=True)
+    assert "cannot be written" not in second.stderr, second.stderr
     # the same environment's interpreter under another of its names (python3, python3.X)
     bindir = os.path.dirname(sys.executable)
     other = next((os.path.join(bindir, name) for name in
