@@ -10,6 +10,7 @@ frozen data that both emitters consume and never re-decide.  Positions are in
 from __future__ import annotations
 
 import ast
+import sys
 
 from ._facts import ModuleFacts, Span, _span, exclusive, gather, has_docstring
 from ._names import absolute_name
@@ -614,7 +615,8 @@ def _native_takes_rewrite(facts: ModuleFacts, imports, siblings, tree) -> str:
     under ``if TYPE_CHECKING:`` never run, on either side.
     """
     if facts.dynamic is None and any(n.reason is Reason.DYNAMIC_NAMESPACE
-                                     for site in imports for n in site.names):
+                                     for site in imports for n in site.names) \
+            and not _stdlib_reads_stdlib(facts, imports):
         return "namespace-read"
     if siblings is None or not facts.module:
         return ""
@@ -656,6 +658,25 @@ def _native_takes_rewrite(facts: ModuleFacts, imports, siblings, tree) -> str:
         if prefix + sub != me and _imports(siblings(sub, stem, at_import=True), {me}):
             return "import-cycle"
     return ""
+
+
+def _stdlib_reads_stdlib(facts: ModuleFacts, imports) -> bool:
+    """Whether a standard-library module's namespace read exposes only imports of the
+    standard library: natively they stay eager, as the module's maintainers wrote them.
+
+    From 3.15 the standard library marks the imports worth deferring ``lazy import``
+    itself (``typing``'s ``annotationlib``), and those stay lazy; its other imports are
+    the ones it runs eagerly under plain Python.  Keeping them eager costs one import
+    or none (``typing``: ``operator``; the rest it uses while it is imported, or are
+    built in), where the rewrite would load its runtime (about 3 M instructions, at
+    the start-up of every program that imports ``typing``) for a module nearly every
+    program imports."""
+    stdlib = getattr(sys, "stdlib_module_names", ())
+    if not facts.module or facts.module.partition(".")[0] not in stdlib:
+        return False
+    return all(n.module.partition(".")[0] in stdlib
+               for site in imports for n in site.names
+               if n.reason is Reason.DYNAMIC_NAMESPACE)
 
 
 def _type_checking_spans(tree) -> frozenset:

@@ -137,6 +137,38 @@ def test_a_function_reading_the_namespace_by_key_takes_the_rewrite(body):
     assert emit_cst(data, plan) == emit_cst(data, _plan(data, mechanism="rewrite"))
 
 
+def test_a_standard_library_module_reading_its_namespace_keeps_its_imports_eager():
+    # typing's _GenericAlias.__reduce__ reads globals()[self._name]: the standard
+    # library's own imports stay eager natively, rather than the rewrite and its
+    # runtime for a module nearly every program imports
+    data = b"import json\nfrom collections import abc\ndef f(k):\n    return globals()[k]\n"
+    plan = _plan(data, module="typing")
+    assert (plan.mechanism, plan.takes_rewrite) == ("native", "")
+    verdict = {n.name: n for s in plan.imports for n in s.names}
+    assert verdict["json"].reason is verdict["abc"].reason is Reason.DYNAMIC_NAMESPACE
+    # an import from outside the standard library would lose its laziness: the rewrite
+    other = _plan(b"import json\nimport requests\ndef f(k):\n    return globals()[k]\n",
+                  module="typing")
+    assert (other.mechanism, other.takes_rewrite) == ("rewrite", "namespace-read")
+
+
+@needs_native
+def test_typing_is_served_natively_without_the_rewrites_runtime(tmp_path):
+    _tree(tmp_path, {"main.py": """\
+        import sys, lazify
+        lazify.install()
+        import pickle, typing
+        from lazify import _hook, _native
+        print("lazify._importlib_bootstrap" in sys.modules, "__lazy__" in vars(typing),
+              "typing" in _native.native_modules, _hook.stats["compiled"] + _hook.stats["cached"] > 0)
+        print(pickle.loads(pickle.dumps(typing.List[int])))
+    """})
+    for _ in range(2):                   # the rewrite at once, then from lazify's cache
+        proc = run_python(["main.py"], cwd=tmp_path,
+                          env_extra={**NATIVE_ENV, "LAZIFY_DEFER_REWRITE": "0"})
+        assert (proc.stdout, proc.stderr) == ("False False True True\ntyping.List[int]\n", "")
+
+
 @pytest.mark.parametrize("body", ["return sorted(globals())", "return eval(s)", "exec(s)"])
 def test_namespace_reads_that_see_no_proxy_keep_names_lazy(body):
     # keys alone; eval/exec load names with LOAD_NAME, which reifies
