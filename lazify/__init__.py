@@ -39,7 +39,7 @@ def install(*, enabled=None, excluding=None, mechanism=None) -> None:
         before 3.15; the configured one then gives a warning and the rewrite.
     """
     from ._hook import install as _install
-    from ._mechanism import check_mechanism
+    from ._native import check_mechanism
     from ._settings import env_flag, has_settings, recorded, recorded_settings
 
     if mechanism is not None:
