@@ -8,9 +8,6 @@ distribution's packages for assertion rewriting; lazify has no test asserts, and
 would otherwise warn about (an error under ``-W error``).
 """
 
-from ._api import eager_imports as eager_imports
-from ._api import is_lazy_import as is_lazy_import
-from ._api import resolve_all as resolve_all
 from ._settings import DEFAULT_EXCLUDING as DEFAULT_EXCLUDING
 from ._settings import is_lazy_imports_enabled as is_lazy_imports_enabled
 from ._settings import set_lazy_imports as set_lazy_imports
@@ -42,7 +39,7 @@ def install(*, enabled=None, excluding=None, mechanism=None) -> None:
         before 3.15; the configured one then gives a warning and the rewrite.
     """
     from ._hook import install as _install
-    from ._mechanism import check_mechanism
+    from ._native import check_mechanism
     from ._settings import env_flag, has_settings, recorded, recorded_settings
 
     if mechanism is not None:
@@ -77,6 +74,24 @@ def uninstall() -> None:
     from ._hook import uninstall as _uninstall
 
     _uninstall()
+
+
+#: the public helpers of :mod:`lazify._api`, imported when first asked for (PEP 562): a
+#: program's start-up with lazify on never uses them, and one module less is loaded
+_API = frozenset({"eager_imports", "is_lazy_import", "resolve_all"})
+
+
+def __getattr__(name):
+    if name in _API:
+        from . import _api
+
+        value = globals()[name] = getattr(_api, name)
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted({*globals(), *_API})
 
 
 __all__ = [

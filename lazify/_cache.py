@@ -16,7 +16,7 @@ import os
 import sys
 import _frozen_importlib_external as _bootstrap_external
 
-from . import _mechanism, _os, _settings, _version
+from . import _native, _os, _settings, _version
 
 #: lazify's version (:mod:`lazify._version`): part of the cache tag
 VERSION = _version.VERSION
@@ -82,10 +82,10 @@ def mechanism() -> str:
     settings = _settings.settings
     if settings.mechanism is None:
         value = os.environ.get("LAZIFY_MECHANISM", "").strip().lower()
-        if value == "rewrite" or (value == "native" and _mechanism.NATIVE_AVAILABLE):
+        if value == "rewrite" or (value == "native" and _native.NATIVE_AVAILABLE):
             settings.mechanism = value
         else:
-            settings.mechanism = _mechanism.default_mechanism()
+            settings.mechanism = _native.default_mechanism()
     return settings.mechanism
 
 

@@ -24,7 +24,7 @@ import sys
 # importing the importlib package costs warnings and more at every start
 import _frozen_importlib_external
 
-from . import _cache, _guarded, _mechanism, _native, _os, _settings
+from . import _cache, _guarded, _native, _os, _settings
 
 SourceFileLoader = _frozen_importlib_external.SourceFileLoader
 
@@ -43,7 +43,7 @@ IMPORTLIB_LIBRARIES = ("importlib.metadata", "importlib.resources")
 _PLAIN = None
 
 #: whether the interpreter reads PEP 810's ``lazy import`` itself (3.15+)
-_NATIVE_KEYWORD = _mechanism.NATIVE_AVAILABLE
+_NATIVE_KEYWORD = _native.NATIVE_AVAILABLE
 
 #: environment switches, read once (LAZIFY_STRICT is read when it matters)
 _DEBUG = _settings.env_flag("LAZIFY_DEBUG")
@@ -699,9 +699,9 @@ def install(*, enabled=True, excluding=None, mechanism=None):
         # lazify run report a bad one: they read the settings), else the default
         _settings.settings.mechanism = None
         mechanism = _cache.mechanism()
-    mechanism = _mechanism.check_mechanism(mechanism)
+    mechanism = _native.check_mechanism(mechanism)
     _settings.set_lazy_imports(enabled, excluding=excluding)
-    _mechanism.set_mechanism(mechanism)
+    _native.set_mechanism(mechanism)
     record = sys.modules.get("lazify._import_record")
     if record is not None:
         record.attach_native()

@@ -1,8 +1,11 @@
 """Module names: the relative-import resolver and the package-prefix matcher that
 every part of lazify uses (the runtime, the hook, the planner, the commands).
 
-A leaf: imports nothing.
+Imports nothing but :mod:`lazify._settings`, whose ``within`` it re-exports (the
+settings need it at every start-up, this module only later).
 """
+
+from ._settings import within as within
 
 
 def absolute_name(name: str, level: int, package) -> str:
@@ -22,11 +25,3 @@ def absolute_name(name: str, level: int, package) -> str:
     return f"{parts[0]}.{name}" if name else parts[0]
 
 
-def within(name: str, names) -> bool:
-    """Whether ``names`` (a container supporting ``in``) holds module ``name`` or a
-    package above it (``a.b`` and ``a`` for ``a.b.c``)."""
-    while name:
-        if name in names:
-            return True
-        name = name.rpartition(".")[0]
-    return False

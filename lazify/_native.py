@@ -1,6 +1,8 @@
 """The native mechanism (3.15+): the interpreter defers the ``lazy`` statements the
 hook compiled, and lazify's PEP 810 filter makes one eager when lazify is off, when
-its importer is excluded, or when it is guarded and its package is missing.
+its importer is excluded, or when it is guarded and its package is missing.  Also
+the choice of mechanism ("rewrite" or "native"), which :mod:`lazify._mechanism`
+re-exports: here, the module every start-up loads, to load one module less.
 
 On every user's start-up path: it imports nothing but ``sys`` and lazify's
 settings and guarded-import check.
@@ -71,3 +73,42 @@ def native_off() -> None:
     if previous is not None:
         sys.set_lazy_imports(previous[0])
         sys.set_lazy_imports_filter(previous[1])
+
+
+# -------------------------------------------------------------- the mechanism's choice
+
+#: the mechanisms lazify has
+MECHANISMS = ("native", "rewrite")
+#: whether this interpreter has PEP 810's lazy imports (3.15+)
+NATIVE_AVAILABLE = AVAILABLE
+
+
+def default_mechanism() -> str:
+    """"native" where the interpreter has PEP 810's lazy imports, else "rewrite"."""
+    return "native" if NATIVE_AVAILABLE else "rewrite"
+
+
+def check_mechanism(mechanism) -> str:
+    """``mechanism``, or the default for None; ValueError for an unknown one, or
+    "native" on an interpreter without PEP 810."""
+    if mechanism is None:
+        return default_mechanism()
+    if mechanism not in MECHANISMS:
+        raise ValueError(f"lazify: unknown mechanism {mechanism!r} "
+                         f"(one of {', '.join(map(repr, MECHANISMS))})")
+    if mechanism == "native" and not NATIVE_AVAILABLE:
+        raise ValueError("lazify: the native mechanism needs PEP 810's lazy imports "
+                         f"(Python 3.15+); this is {sys.version.split()[0]}: use \"rewrite\"")
+    return mechanism
+
+
+def set_mechanism(name: str) -> None:
+    """Compile modules for mechanism ``name`` from now on (checked), and set the
+    interpreter up for it: PEP 810's "normal" mode and lazify's filter for
+    "native", the interpreter's previous mode and filter otherwise."""
+    name = check_mechanism(name)
+    settings.mechanism = name
+    if name == "native":
+        native_on()
+    else:
+        native_off()

@@ -10,6 +10,7 @@ frozen data that both emitters consume and never re-decide.  Positions are in
 from __future__ import annotations
 
 import ast
+import sys
 
 from ._facts import ModuleFacts, Span, _span, exclusive, gather, has_docstring
 from ._names import absolute_name
@@ -455,6 +456,10 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
             lazy_names = frozenset(n.name for site in imports for n in site.names
                                    if n.lazy and not n.explicit)
         why = "" if facts.excluded else _native_takes_rewrite(facts, imports, submodules, tree)
+        if why == "import-cycle" and _in_stdlib(facts.module):
+            # plain Python's order for the cycle, rather than the rewrite's runtime
+            imports = _own_package_eager(imports, facts.package)
+            why = ""
         if why:
             plan = plan_module(tree, module=module, is_package=is_package, excluding=excluding,
                                source=source, extensions=extensions, mechanism="rewrite",
@@ -614,7 +619,8 @@ def _native_takes_rewrite(facts: ModuleFacts, imports, siblings, tree) -> str:
     under ``if TYPE_CHECKING:`` never run, on either side.
     """
     if facts.dynamic is None and any(n.reason is Reason.DYNAMIC_NAMESPACE
-                                     for site in imports for n in site.names):
+                                     for site in imports for n in site.names) \
+            and not _stdlib_reads_stdlib(facts, imports):
         return "namespace-read"
     if siblings is None or not facts.module:
         return ""
@@ -656,6 +662,51 @@ def _native_takes_rewrite(facts: ModuleFacts, imports, siblings, tree) -> str:
         if prefix + sub != me and _imports(siblings(sub, stem, at_import=True), {me}):
             return "import-cycle"
     return ""
+
+
+def _in_stdlib(module) -> bool:
+    """Whether ``module`` is (in) a package of the standard library's."""
+    return bool(module) and module.partition(".")[0] in getattr(sys, "stdlib_module_names", ())
+
+
+def _own_package_eager(imports, package) -> tuple:
+    """Native mechanism, a standard-library module that would take the rewrite for an
+    import cycle (:func:`_native_takes_rewrite`): its lazy imports of its own package's
+    modules stay eager (import-cycle), so the cycle runs in plain Python's order.  The
+    modules are its package's, loaded with it as a rule (``asyncio``'s ``__init__``
+    imports ``asyncio.tasks``' siblings), where the rewrite's runtime would cost about
+    3 M instructions at the start-up of the program that imports it."""
+    if not package:
+        return imports
+    prefix = package + "."
+
+    def own(name):
+        return name.lazy and not name.explicit and (
+            name.module == package or name.module.startswith(prefix))
+
+    return tuple(_replaced(site, names=tuple(
+        _replaced(n, lazy=False, reason=Reason.IMPORT_CYCLE, used_at_import=None,
+                  unused=False) if own(n) else n for n in site.names))
+        if any(own(n) for n in site.names) else site for site in imports)
+
+
+def _stdlib_reads_stdlib(facts: ModuleFacts, imports) -> bool:
+    """Whether a standard-library module's namespace read exposes only imports of the
+    standard library: natively they stay eager, as the module's maintainers wrote them.
+
+    From 3.15 the standard library marks the imports worth deferring ``lazy import``
+    itself (``typing``'s ``annotationlib``), and those stay lazy; its other imports are
+    the ones it runs eagerly under plain Python.  Keeping them eager costs one import
+    or none (``typing``: ``operator``; the rest it uses while it is imported, or are
+    built in), where the rewrite would load its runtime (about 3 M instructions, at
+    the start-up of every program that imports ``typing``) for a module nearly every
+    program imports."""
+    stdlib = getattr(sys, "stdlib_module_names", ())
+    if not _in_stdlib(facts.module):
+        return False
+    return all(n.module.partition(".")[0] in stdlib
+               for site in imports for n in site.names
+               if n.reason is Reason.DYNAMIC_NAMESPACE)
 
 
 def _type_checking_spans(tree) -> frozenset:

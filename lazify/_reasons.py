@@ -45,6 +45,7 @@ Reason.SHADOWED_SUBMODULE = Reason("shadowed-submodule")
 Reason.SIDE_EFFECTS = Reason("side-effects")
 Reason.EXTENSION_MODULE = Reason("extension-module")
 Reason.SUBMODULE_ORDER = Reason("submodule-order")
+Reason.IMPORT_CYCLE = Reason("import-cycle")
 Reason.SELF_IMPORT = Reason("self-import")
 Reason.NOT_OPTED_IN = Reason("not-opted-in")
 Reason.MACHINERY = Reason("machinery")
@@ -95,6 +96,11 @@ _WORDS = {
         "native mechanism: a package __init__ reads a later import of its own submodules "
         "while it is imported, so its own submodule imports up to that one keep their order "
         "(pandas.io.excel: _openpyxl first would find _base partially initialized)"
+    ),
+    Reason.IMPORT_CYCLE: (
+        "native mechanism, a standard-library module: it imports a module of its own "
+        "package that imports it back while it is imported, so its own package's imports "
+        "stay eager, as plain Python runs them (asyncio.tasks)"
     ),
     Reason.NOT_OPTED_IN: (
         "global mode is off (enabled = false, LAZIFY_DISABLE=1) and the module's "

@@ -5,14 +5,11 @@ and the registrations of lazify's modules that load later: the rewrite's runtime
 the import hook register themselves here when they are imported, so that nothing
 looks them up in ``sys.modules``.
 
-On every user's start-up path: it imports nothing but ``os``, ``sys`` and
-:mod:`lazify._names`.
+On every user's start-up path: it imports nothing but ``os`` and ``sys``.
 """
 
 import os
 import sys
-
-from ._names import within
 
 #: Packages whose import-time order no static rule sees; imports *within*
 #: them stay eager.  Each entry: the reason, and what broke.
@@ -50,6 +47,18 @@ DEFAULT_EXCLUDING = {
     "_pytest.pathlib": "what the assertion rewriter's find_spec calls (_pytest.assertion): "
                        "its `import fnmatch` is done when the rewriter is imported",
 }
+
+
+def within(name: str, names) -> bool:
+    """Whether ``names`` (a container supporting ``in``) holds module ``name`` or a
+    package above it (``a.b`` and ``a`` for ``a.b.c``).  Here rather than in
+    :mod:`lazify._names`, which re-exports it: the settings need it at every start-up,
+    where one module less is loaded."""
+    while name:
+        if name in names:
+            return True
+        name = name.rpartition(".")[0]
+    return False
 
 
 class Settings:

@@ -197,10 +197,10 @@ def test_check_text_report_greps(tmp_path):
                                    check=True).stdout)
     out = proc.stdout
     # every reason code and every tag occurs
-    # (submodule-order is the native mechanism's: tests/test_native.py; not-opted-in
-    # machinery and plain-package are tests/test_check_runtime.py's)
+    # (submodule-order and import-cycle are the native mechanism's: tests/test_native.py;
+    # not-opted-in, machinery and plain-package are tests/test_check_runtime.py's)
     assert set(report["summary"]["eager_by_reason"]) == set(map(str, ALL_REASONS)) - {
-        "submodule-order", "not-opted-in", "machinery", "plain-package"}
+        "submodule-order", "import-cycle", "not-opted-in", "machinery", "plain-package"}
     legend = out[out.index("\nTags:\n"):]
     for key, (tag, _meaning) in check_command.TAGS.items():
         if key == "explicit" and sys.version_info < (3, 15):

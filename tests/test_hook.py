@@ -888,6 +888,27 @@ def test_the_rewrites_runtime_is_imported_by_the_first_rewritten_module(tmp_path
     assert proc.stdout.split() == ["False", "True", "False"]
 
 
+def test_the_public_helpers_are_imported_when_first_asked_for(tmp_path):
+    """lazify._api is no part of a start-up: ``lazify.resolve_all`` and the others come
+    from it at their first use (PEP 562), ``from lazify import *`` and ``dir`` too;
+    lazify._names and lazify._mechanism re-export what the start-up takes elsewhere."""
+    code = """
+        import sys, lazify
+        lazify.install()
+        # nor the modules whose functions a start-up needs, kept where it has them (with
+        # no LAZIFY_ setting: a start-up that has one reads it with lazify._config)
+        assert not {"lazify._names", "lazify._mechanism"} & set(sys.modules)
+        print("lazify._api" in sys.modules, "resolve_all" in dir(lazify))
+        from lazify import *
+        print("lazify._api" in sys.modules, eager_imports.__module__, resolve_all.__name__)
+        print(hasattr(lazify, "nothing"))
+    """
+    proc = run_python(["-c", textwrap.dedent(code)], cwd=tmp_path, check=True,
+                      env_extra={"LAZIFY_MECHANISM": None})
+    assert proc.stdout.split() == ["False", "True", "True", "lazify._api", "resolve_all",
+                                   "False"]
+
+
 def test_typing_first_on_a_cold_cache(tmp_path):
     """The first module to rewrite is imported by typing-less code that needs typing: the
     planner's dataclasses must not meet a half-initialised typing."""

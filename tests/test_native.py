@@ -137,6 +137,38 @@ def test_a_function_reading_the_namespace_by_key_takes_the_rewrite(body):
     assert emit_cst(data, plan) == emit_cst(data, _plan(data, mechanism="rewrite"))
 
 
+def test_a_standard_library_module_reading_its_namespace_keeps_its_imports_eager():
+    # typing's _GenericAlias.__reduce__ reads globals()[self._name]: the standard
+    # library's own imports stay eager natively, rather than the rewrite and its
+    # runtime for a module nearly every program imports
+    data = b"import json\nfrom collections import abc\ndef f(k):\n    return globals()[k]\n"
+    plan = _plan(data, module="typing")
+    assert (plan.mechanism, plan.takes_rewrite) == ("native", "")
+    verdict = {n.name: n for s in plan.imports for n in s.names}
+    assert verdict["json"].reason is verdict["abc"].reason is Reason.DYNAMIC_NAMESPACE
+    # an import from outside the standard library would lose its laziness: the rewrite
+    other = _plan(b"import json\nimport requests\ndef f(k):\n    return globals()[k]\n",
+                  module="typing")
+    assert (other.mechanism, other.takes_rewrite) == ("rewrite", "namespace-read")
+
+
+@needs_native
+def test_typing_is_served_natively_without_the_rewrites_runtime(tmp_path):
+    _tree(tmp_path, {"main.py": """\
+        import sys, lazify
+        lazify.install()
+        import pickle, typing
+        from lazify import _hook, _native
+        print("lazify._importlib_bootstrap" in sys.modules, "__lazy__" in vars(typing),
+              "typing" in _native.native_modules, _hook.stats["compiled"] + _hook.stats["cached"] > 0)
+        print(pickle.loads(pickle.dumps(typing.List[int])))
+    """})
+    for _ in range(2):                   # the rewrite at once, then from lazify's cache
+        proc = run_python(["main.py"], cwd=tmp_path,
+                          env_extra={**NATIVE_ENV, "LAZIFY_DEFER_REWRITE": "0"})
+        assert (proc.stdout, proc.stderr) == ("False False True True\ntyping.List[int]\n", "")
+
+
 @pytest.mark.parametrize("body", ["return sorted(globals())", "return eval(s)", "exec(s)"])
 def test_namespace_reads_that_see_no_proxy_keep_names_lazy(body):
     # keys alone; eval/exec load names with LOAD_NAME, which reifies
@@ -596,6 +628,52 @@ def test_the_cycle_rules_read_the_siblings_sources(tmp_path):
     assert why("pkg/__init__.py") == ("import-cycle", "rewrite")  # _logger <-> _global
     # _logger imports _global only in a function: _global itself stays native
     assert why("pkg/_global.py") == ("", "native")
+
+
+def test_a_standard_library_module_in_an_import_cycle_keeps_its_packages_imports_eager(
+        tmp_path):
+    # 3.15's asyncio.tasks imports asyncio.timeouts, which imports asyncio.tasks back:
+    # plain Python's order for its own package, natively, rather than the rewrite's
+    # runtime; the same files in a package outside the standard library take the rewrite
+    from lazify._rewrite import plan_source
+    from lazify._sources import parse
+
+    files = {"__init__.py": "", "timeouts.py": "from . import tasks\nX = 1\n",
+             "tasks.py": "import functools\nfrom . import timeouts\n"
+                         "def f():\n    return functools, timeouts.X\n"}
+    _tree(tmp_path, {f"{package}/{name}": text for package in ("asyncio", "mypkg")
+                     for name, text in files.items()})
+
+    def plan(package):
+        path = str(tmp_path / package / "tasks.py")
+        with open(path, "rb") as f:
+            data = f.read()
+        return plan_source(parse(data, path), data, path, module=f"{package}.tasks",
+                           is_package=False, mechanism="native")
+
+    assert (plan("mypkg").takes_rewrite, plan("mypkg").mechanism) == ("import-cycle", "rewrite")
+    stdlib = plan("asyncio")
+    assert (stdlib.takes_rewrite, stdlib.mechanism) == ("", "native")
+    verdict = {n.name: n for s in stdlib.imports for n in s.names}
+    assert verdict["timeouts"].reason is Reason.IMPORT_CYCLE
+    assert verdict["functools"].lazy
+
+
+@needs_native
+def test_asyncio_is_served_natively_without_the_rewrites_runtime(tmp_path):
+    _tree(tmp_path, {"main.py": """\
+        import sys, lazify
+        lazify.install()
+        import asyncio
+        async def main():
+            await asyncio.sleep(0)
+            return "ran"
+        print(asyncio.run(main()), "lazify._importlib_bootstrap" in sys.modules)
+    """})
+    for _ in range(2):                   # the rewrite at once, then from lazify's cache
+        proc = run_python(["main.py"], cwd=tmp_path,
+                          env_extra={**NATIVE_ENV, "LAZIFY_DEFER_REWRITE": "0"})
+        assert (proc.stdout, proc.stderr) == ("ran False\n", "")
 
 
 # What remains different natively, documented in "The native mechanism (3.15+)".

@@ -262,12 +262,12 @@ def install_lazify(venv: Path) -> None:
             shutil.copy2(ROOT / name, build / name)
         shutil.copytree(ROOT / "lazify", build / "lazify",
                         ignore=shutil.ignore_patterns("__pycache__"))
-        cache = build / "lazify" / "_cache.py"
-        text, marked = re.subn(r'^VERSION = "([^"]*)"', rf'VERSION = "\1.{digest[:8]}"',
-                               cache.read_text(), count=1, flags=re.M)
+        version = build / "lazify" / "_version.py"
+        text, marked = re.subn(r'^VERSION = "([^"]*)"', rf'VERSION = "\1.post{int(digest[:8], 16)}"',
+                               version.read_text(), count=1, flags=re.M)
         if not marked:
-            raise SystemExit("lazify/_cache.py has no VERSION line to mark")
-        cache.write_text(text)
+            raise SystemExit("lazify/_version.py has no VERSION line to mark")
+        version.write_text(text)
         subprocess.run([str(venv_python(venv)), "-m", "pip", "install", "-q",
                         "--disable-pip-version-check", "--no-deps", "--force-reinstall",
                         str(build)], check=True, env=clean_env())
