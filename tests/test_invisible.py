@@ -534,9 +534,20 @@ print(result, sorted(callers))
 
 @pytest.mark.parametrize("mechanism", MECHANISMS)
 def test_lazify_reads_files_in_importlibs_own_frame(tmp_path, mechanism):
-    """Cold cache (the plain pyc's header read when the rewrite is written) and warm
-    (lazify's pyc read): every read is importlib's ``get_data``, as in plain Python."""
-    root = write_tree(tmp_path / "tree", dict(APP, **{"main.py": READS}))
+    """Cold cache (the plain pyc's header read when the rewrite is written, and on 3.15
+    the native planner's read of a sibling module's source: ``app.helpers`` imports
+    ``app.util`` lazily, which imports it back) and warm (lazify's pyc read): every read
+    is importlib's ``get_data``, as in plain Python."""
+    root = write_tree(tmp_path / "tree", dict(APP, **{
+        "main.py": READS,
+        "app/helpers.py": """\
+            import collections
+            from app import util
+
+            def double(x):
+                return collections.Counter(x=x)["x"] * util.ONE * 2
+            """,
+        "app/util.py": "import app.helpers\nONE = 1\n"}))
     env = {"LAZIFY_DEFER_REWRITE": "0"}
     plain = run_python(["main.py"], cwd=root, check=True).stdout
     assert "'get_data'" in plain
