@@ -109,9 +109,61 @@ def parse(argv) -> "Options | None":
 
 
 def main(argv=None) -> int:
-    """``lazify run ARGV``; return the exit status."""
-    if argv is None:
-        argv = sys.argv[1:]
+    """``lazify run ARGV``; return the exit status.  (The ``lazify`` command does what
+    this does from its own frame: see :class:`Launch`.)"""
+    launch = prepare(sys.argv[1:] if argv is None else argv)
+    if launch.__class__ is int:
+        return launch
+    try:
+        exec(launch.code, launch.namespace)
+    except BaseException as exc:
+        return launch.done(exc)
+    return launch.done()
+
+
+class Launch:
+    """The program ``lazify run`` starts, ready to run: its code and the namespace to run
+    it in.
+
+    :func:`prepare` does all of ``run``'s work (options, settings, the hook, ``sys.argv``,
+    ``sys.path[0]``, ``__main__``, compiling); the launcher then runs the code with
+    ``exec`` from its own frame and hands the outcome to :meth:`done`.  The launchers are
+    the ``lazify`` console script's :func:`lazify._main.main` and the top level of
+    ``lazify/__main__.py``, so the program runs under as few frames as under ``python -m``
+    (two): CPython 3.11+ allocates its frame stack in 16 KiB chunks, and a deep recursion
+    that oscillates across a chunk boundary maps and unmaps a chunk per call; where the
+    boundaries fall depends on how deep the program's first frame sits
+    (docs/performance.md, "Steady state on real test suites").
+    """
+
+    __slots__ = ("code", "namespace", "_restore", "_source", "_filename")
+
+    def __init__(self, code, namespace, restore, source=None, filename=None):
+        self.code = code
+        self.namespace = namespace
+        #: undoes what was done to ``sys`` for the program (``__main__``, ``argv[0]``)
+        self._restore = restore
+        #: ``-c``'s source, for the lines of its traceback (3.13+)
+        self._source = source
+        self._filename = filename
+
+    def done(self, exc=None) -> int:
+        """The exit status once the code has run (``exc``: what it raised), reported
+        as python would report it."""
+        try:
+            if exc is None:
+                return 0
+            if self._source is not None:
+                _register_source(exc, self._source, self._filename)
+            return report(exc)
+        finally:
+            self._restore()
+
+
+def prepare(argv):
+    """Everything ``lazify run ARGV`` does before the program runs: a :class:`Launch`,
+    or the exit status when there is nothing to run (help, a usage error, a target that
+    cannot be found or compiled, or one run here through runpy: a directory or zip)."""
     try:
         options = parse(list(argv))
     except UsageError as exc:
@@ -212,7 +264,8 @@ def _set_path0(directory: str) -> None:
 
 
 def _new_main(**attributes):
-    """A fresh ``__main__`` module in ``sys.modules`` (the old one is returned)."""
+    """A fresh ``__main__`` module in ``sys.modules``, and the function that puts the
+    old one back."""
     import builtins
 
     main = type(sys)("__main__")
@@ -221,26 +274,23 @@ def _new_main(**attributes):
         setattr(main, name, value)
     saved = sys.modules.get("__main__")
     sys.modules["__main__"] = main
-    return main, saved
 
-
-def _exec_main(code, main, saved, source=None, filename=None) -> int:
-    try:
-        exec(code, main.__dict__)
-    except BaseException as exc:
-        if source is not None:
-            _register_source(exc, source, filename)
-        return report(exc)
-    finally:
+    def restore():
         if saved is not None:
             sys.modules["__main__"] = saved
-    return 0
+
+    return main, restore
 
 
 # --------------------------------------------------------------------------- -m
 
 
-def run_module(name: str, argv) -> int:
+def run_module(name: str, argv):
+    """``python -m NAME``, as ``runpy.run_module(name, run_name="__main__",
+    alter_sys=True)`` runs it, but with the code left to the launcher (:class:`Launch`):
+    runpy's own helpers find the code, make the temporary ``__main__`` and ``argv[0]``
+    and fill the namespace (``_run_code`` with empty code: each version's own set of
+    names)."""
     import importlib.util
     import runpy
 
@@ -256,7 +306,27 @@ def run_module(name: str, argv) -> int:
     if spec is None:
         sys.stderr.write(f"{PROG}: No module named {name}\n")
         return 1
-    return _through_runpy(runpy.run_module, name, run_name="__main__", alter_sys=True)
+    try:
+        _name, spec, code = runpy._get_module_details(name)
+    except ImportError as exc:
+        return _runpy_error(exc)
+    except BaseException as exc:
+        return report(exc)
+    main = runpy._TempModule("__main__")
+    argv0 = runpy._ModifiedArgv0(spec.origin)
+    main.__enter__()
+    argv0.__enter__()
+    runpy._run_code(_NOTHING, main.module.__dict__, None, "__main__", spec)
+
+    def restore():
+        argv0.__exit__(None, None, None)
+        main.__exit__(None, None, None)
+
+    return Launch(code, main.module.__dict__, restore)
+
+
+#: the code :func:`run_module` has runpy's ``_run_code`` run to fill a namespace
+_NOTHING = compile("", "<lazify run>", "exec")
 
 
 def _through_runpy(run, *args, **kwargs) -> int:
@@ -264,15 +334,19 @@ def _through_runpy(run, *args, **kwargs) -> int:
     try:
         run(*args, **kwargs)
     except ImportError as exc:
-        if _raised_in_runpy(exc):
-            # runpy's own "cannot be directly executed" and the like: python prints
-            # just the message.
-            sys.stderr.write(f"{PROG}: {exc}\n")
-            return 1
-        return report(exc)
+        return _runpy_error(exc)
     except BaseException as exc:
         return report(exc)
     return 0
+
+
+def _runpy_error(exc: ImportError) -> int:
+    if _raised_in_runpy(exc):
+        # runpy's own "cannot be directly executed" and the like: python prints
+        # just the message.
+        sys.stderr.write(f"{PROG}: {exc}\n")
+        return 1
+    return report(exc)
 
 
 def _raised_in_runpy(exc: BaseException) -> bool:
@@ -302,21 +376,21 @@ def _is_own_frame(filename: str, own) -> bool:
 # ------------------------------------------------------------------ -c and stdin
 
 
-def run_source(source, filename: str, argv, *, rewrite: bool) -> int:
+def run_source(source, filename: str, argv, *, rewrite: bool):
     """``python -c CODE`` (filename ``<string>``) or ``python -`` (``<stdin>``)."""
     from _frozen_importlib import BuiltinImporter
 
     _set_path0("")
     sys.argv = list(argv)
-    main, saved = _new_main(__loader__=BuiltinImporter, __spec__=None)
+    main, restore = _new_main(__loader__=BuiltinImporter, __spec__=None)
     try:
         code = _source_code(source, filename, rewrite)
     except BaseException as exc:
-        if saved is not None:
-            sys.modules["__main__"] = saved
+        restore()
         return report(exc, compiling=True)
     # python -c keeps the code's source for tracebacks (3.13+), python - does not
-    return _exec_main(code, main, saved, source if filename == "<string>" else None, filename)
+    return Launch(code, main.__dict__, restore,
+                  source if filename == "<string>" else None, filename)
 
 
 def _register_source(exc, source, filename) -> None:
@@ -365,7 +439,7 @@ def _source_code(source, filename, rewrite):
 # ------------------------------------------------------------------------ scripts
 
 
-def run_script(path: str, argv, *, rewrite: bool = False) -> int:
+def run_script(path: str, argv, *, rewrite: bool = False):
     sys.argv = [path, *argv]
     if os.path.isdir(path) or not os.path.isfile(path) or _is_zip(path):
         # A directory or zip with __main__.py: runpy imports it through the import
@@ -381,15 +455,14 @@ def run_script(path: str, argv, *, rewrite: bool = False) -> int:
 
     filename = os.path.abspath(path)
     # As `python script.py` (3.9+): an absolute __file__, no __spec__, argv[0] as given.
-    main, saved = _new_main(__file__=filename, __cached__=None, __spec__=None,
-                            __loader__=SourceFileLoader("__main__", filename))
+    main, restore = _new_main(__file__=filename, __cached__=None, __spec__=None,
+                              __loader__=SourceFileLoader("__main__", filename))
     try:
         code = _script_code(filename, rewrite)
     except BaseException as exc:
-        if saved is not None:
-            sys.modules["__main__"] = saved
+        restore()
         return report(exc, compiling=True)
-    return _exec_main(code, main, saved)
+    return Launch(code, main.__dict__, restore)
 
 
 def _is_zip(path: str) -> bool:
@@ -458,9 +531,9 @@ def report(exc: BaseException, compiling: bool = False) -> int:
     tb = None if compiling else exc.__traceback__
     # Drop lazify's and runpy's own frames, so that the traceback starts at the user's code
     # as it does under plain `python`.
-    own = _runpy_files() | {os.path.normcase(os.path.abspath(__file__)),
-                            # the loader's get_code, named as importlib's (lazify._hook)
-                            "<frozen importlib._bootstrap_external>"}
+    own = _runpy_files() | _launchers() | {
+        # the loader's get_code, named as importlib's (lazify._hook)
+        "<frozen importlib._bootstrap_external>"}
     while tb is not None and _is_own_frame(tb.tb_frame.f_code.co_filename, own):
         tb = tb.tb_next
     # Set it on the exception too: the default hook prints exc.__traceback__ on 3.12+.
@@ -469,3 +542,10 @@ def report(exc: BaseException, compiling: bool = False) -> int:
     if isinstance(exc, KeyboardInterrupt):
         return 130
     return 1
+
+
+def _launchers() -> frozenset:
+    """This module and the two that run the program's code from their own frame
+    (:class:`Launch`): their frames head the traceback of the program's exception."""
+    here = os.path.dirname(os.path.normcase(os.path.abspath(__file__)))
+    return frozenset(os.path.join(here, name) for name in ("_run.py", "_main.py", "__main__.py"))

@@ -8,7 +8,6 @@ settings, inside
 :func:`excluding_for`; the rewriter may import it (only ``ast`` and start-up modules).
 """
 
-import _io
 import ast
 import io
 import os
@@ -140,6 +139,10 @@ def submodule_imports(path, package: str):
     (:func:`_may_import`).  Each source is read and parsed at most once.  The native
     mechanism's submodule-order and import-cycle rules need it
     (:func:`lazify._plan.plan_module`)."""
+    # read as importlib reads a source, in its get_data (_cache): this runs while a
+    # program's import does, and a blocking-call detector allows reads there only
+    from ._cache import _read_file
+
     directory = _os.dirname(_os.abspath(path))
     sources = {}
     seen = {}
@@ -150,8 +153,7 @@ def submodule_imports(path, package: str):
             for candidate in (_os.join(directory, sub + ".py"),
                               _os.join(directory, sub, "__init__.py")):
                 try:
-                    with _io.open_code(candidate) as f:
-                        sources[sub] = candidate, f.read()
+                    sources[sub] = candidate, _read_file(candidate)
                     break
                 except OSError:
                     continue

@@ -534,11 +534,88 @@ print(result, sorted(callers))
 
 @pytest.mark.parametrize("mechanism", MECHANISMS)
 def test_lazify_reads_files_in_importlibs_own_frame(tmp_path, mechanism):
-    """Cold cache (the plain pyc's header read when the rewrite is written) and warm
-    (lazify's pyc read): every read is importlib's ``get_data``, as in plain Python."""
-    root = write_tree(tmp_path / "tree", dict(APP, **{"main.py": READS}))
+    """Cold cache (the plain pyc's header read when the rewrite is written, and on 3.15
+    the native planner's read of a sibling module's source: ``app.helpers`` imports
+    ``app.util`` lazily, which imports it back) and warm (lazify's pyc read): every read
+    is importlib's ``get_data``, as in plain Python."""
+    root = write_tree(tmp_path / "tree", dict(APP, **{
+        "main.py": READS,
+        "app/helpers.py": """\
+            import collections
+            from app import util
+
+            def double(x):
+                return collections.Counter(x=x)["x"] * util.ONE * 2
+            """,
+        "app/util.py": "import app.helpers\nONE = 1\n"}))
     env = {"LAZIFY_DEFER_REWRITE": "0"}
     plain = run_python(["main.py"], cwd=root, check=True).stdout
     assert "'get_data'" in plain
     for _ in ("cold", "warm"):
         assert run_lazy(["main.py"], root, mechanism, env=env, check=True).stdout == plain
+
+
+# ------------------------- a function the import system calls, patched (a limitation)
+
+#: blockbuster's shape: a function importlib itself calls for every file it reads
+#: (``_io.open_code``; blockbuster patches ``io.BufferedReader.read``), replaced by code
+#: that reads a module the patcher imported lazily
+IMPORT_SYSTEM_PATCHER = {
+    "patcher.py": """\
+        import _io
+        import asyncio
+
+        _real_open_code = _io.open_code
+
+
+        def checked_open_code(path):
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                pass
+            return _real_open_code(path)
+
+
+        def activate():
+            _io.open_code = checked_open_code
+
+
+        def deactivate():
+            _io.open_code = _real_open_code
+        """,
+    "mod.py": "VALUE = 1\n",
+    "main.py": """\
+        import patcher
+
+        patcher.activate()
+        try:
+            import mod
+            mod.VALUE
+        finally:
+            patcher.deactivate()
+        print("ok", mod.VALUE)
+        """,
+}
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_a_patched_import_system_function_reading_a_lazy_module_is_pep_810s_limitation(
+        tmp_path, mechanism):
+    """Plain Python imported asyncio before the patch; lazily, the first import under
+    the patch reads asyncio inside asyncio's own import.  3.15's ``-X lazy_imports=all``
+    fails the same (ImportCycleError), and so does the native mechanism; the rewrite
+    hands over the half-imported module (PEP 690).  Excluding the patcher is the cure.
+    docs/how-it-works.md, limitations."""
+    root = write_tree(tmp_path / "tree", IMPORT_SYSTEM_PATCHER)
+    assert run_python(["main.py"], cwd=root).stdout == "ok 1\n"
+    env = {"LAZIFY_DEFER_REWRITE": "0"}
+    expected = {"native": "ImportCycleError: cannot import name 'asyncio'",
+                "rewrite": "AttributeError: module 'asyncio' has no attribute"}[mechanism]
+    for _ in ("cold", "warm"):
+        lazy = run_lazy(["main.py"], root, mechanism, env=env)
+        assert lazy.returncode == 1 and expected in lazy.stderr, lazy.stderr
+    if mechanism == "native":
+        pep810 = run_python(["-X", "lazy_imports=all", "main.py"], cwd=root)
+        assert "ImportCycleError: cannot import name 'asyncio'" in pep810.stderr
+    cured = run_lazy(["main.py"], root, mechanism, env=dict(env, LAZIFY_EXCLUDING="patcher"))
+    assert cured.stdout == "ok 1\n", cured.stderr

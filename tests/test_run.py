@@ -386,3 +386,40 @@ def test_run_does_not_import_check_machinery():
         "print(sorted(m for m in ('json', 'ast', 'lazify._plan') if m in sys.modules))"
     )
     assert proc.stdout.strip() == "[]", proc.stderr
+
+
+# The frames below the program's first frame: CPython 3.11+ allocates its frame stack in
+# 16 KiB chunks, and how deep the program starts decides where a deep recursion crosses a
+# chunk boundary (mapping and unmapping one per call: docs/performance.md, "Steady state on
+# real test suites").  `lazify run` runs the program from its launcher's frame, so it puts
+# no more frames there than `python -m` does.
+FRAMES = textwrap.dedent("""\
+    import sys
+    f = sys._getframe().f_back
+    below = []
+    while f is not None:
+        below.append(f.f_code.co_filename.replace(chr(92), "/").rsplit("/", 1)[-1]
+                     + ":" + f.f_code.co_name)
+        f = f.f_back
+    print(below)
+    """)
+#: the `lazify` console script, as pip writes it
+CONSOLE_SCRIPT = "import sys; from lazify._main import main; sys.exit(main())"
+
+
+@pytest.mark.parametrize("target", ["script", "-m", "-c", "-"])
+def test_run_puts_no_more_frames_below_the_program_than_python_m(tree, target):
+    (tree / "frames.py").write_text(FRAMES)
+    args = {"script": ["frames.py"], "-m": ["-m", "frames"], "-c": ["-c", FRAMES],
+            "-": ["-"]}[target]
+    stdin = FRAMES if target == "-" else None
+    python_m = eval(run_python(["-m", "frames"], cwd=tree).stdout)   # runpy's two
+    # the console script: its module and main(), no more than python -m's runpy
+    console = run_python(["-c", CONSOLE_SCRIPT, "run", *args], cwd=tree, input=stdin)
+    assert console.returncode == 0, console.stderr
+    assert eval(console.stdout) == ["_main.py:main", "<string>:<module>"], console.stdout
+    assert len(python_m) == 2
+    # python -m lazify: runpy's two and lazify/__main__.py's top level
+    module = run_python(["-m", "lazify", "run", *args], cwd=tree, input=stdin)
+    assert module.returncode == 0, module.stderr
+    assert eval(module.stdout) == ["__main__.py:<module>", *python_m], module.stdout

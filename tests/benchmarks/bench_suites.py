@@ -5,18 +5,18 @@ Run: ``python tests/benchmarks/bench_suites.py [--only attrs,click] [--rounds N]
 Each project of the compatibility sweep (``tests/compat/run.py``'s ``PROJECTS``: a pinned
 sdist in its own venv with its test dependencies and this checkout installed editable)
 runs its own test suite, or the part given in :data:`PARTS`, with
-``python -m pytest -p no:cacheprovider -q`` and with ``python -m lazify run -m pytest``,
-alternately (plain, lazy, lazy, plain in each round, to cancel drift on a shared
-machine).  Reported: the CPU time (user + system) of each run and the median over rounds of the ratio
-lazy / plain; warm caches (a first run of each, not timed, fills them).  A third
-command, "site", activates lazify at start-up instead (``tests/compat/activate``'s
-``sitecustomize``, as ``lazify enable`` does): the program's frames sit where plain
-Python's do, while ``lazify run -m`` adds its own frames below them, which moves
-where CPython's frame stack crosses its 16 KiB chunks (docs/performance.md: a deep
-suite then maps and unmaps chunks more often, kernel time and page faults).  The
-minor page faults of each run are reported with the CPU time.  Start-up is part
-of each run: a suite of a few seconds measures it as much as the steady state, so
-:data:`PARTS` keeps the slow, hot tests.
+``python -m pytest -p no:cacheprovider -q`` ("plain"), with the venv's ``lazify`` console
+script, ``lazify run -m pytest`` ("lazy"), and with ``LAZIFY=1 python -m pytest`` ("env":
+lazify started at start-up by its ``.pth`` file, as ``lazify enable`` does), alternately
+(plain, lazy, env, env, lazy, plain in each round, to cancel drift on a shared machine).
+Reported: the CPU time (user + system) of each run and the median over rounds of the ratio
+to plain; warm caches (a first run of each, not timed, fills them).  The minor page faults
+of each run are reported with the CPU time: where the program's first frame sits decides
+where CPython's frame stack crosses its 16 KiB chunks (docs/performance.md: a deep suite
+then maps and unmaps chunks more often, kernel time and page faults); ``lazify run`` runs
+the program under as many frames as ``python -m`` (two), ``LAZIFY=1`` under the same
+ones.  Start-up is part of each run: a suite of a few seconds measures it as much as the
+steady state, so :data:`PARTS` keeps the slow, hot tests.
 
 ``--profile`` runs each side once more under cProfile and prints the functions whose
 own time differs most between the two, to find where an excess goes.
@@ -78,32 +78,32 @@ def bench(name, workdir, rounds, profile):
         del env["LAZIFY_MECHANISM"]
     args = pytest_args(name, spec)
     plain = [py, "-m", "pytest", *args]
-    lazy = [py, "-m", "lazify", "run", "-m", "pytest", *args]
-    site_env = dict(env, PYTHONPATH=os.pathsep.join(
-        [os.path.join(ROOT, "tests", "compat", "activate"), ROOT]))
-    commands = {"plain": (plain, env), "lazy": (lazy, env), "site": (plain, site_env)}
+    lazify = os.path.join(os.path.dirname(py), "lazify")
+    lazy = [lazify, "run", "-m", "pytest", *args]
+    env_env = dict(env, LAZIFY="1")
+    commands = {"plain": (plain, env), "lazy": (lazy, env), "env": (plain, env_env)}
     for cmd, cmd_env in commands.values():    # fill the caches; check all pass alike
         _, code = timed(cmd, src, dict(cmd_env, LAZIFY_DEFER_REWRITE="0"))
         if code not in (0, 1):
             print(f"{name}: {' '.join(cmd[1:4])} exited {code}", file=sys.stderr)
-    ratios = {"lazy": [], "site": []}
-    times = {"plain": [], "lazy": [], "site": []}
+    ratios = {"lazy": [], "env": []}
+    times = {"plain": [], "lazy": [], "env": []}
     for _ in range(rounds):
         a1, _ = timed(plain, src, env, "plain")
         b1, _ = timed(lazy, src, env, "lazy")
-        c1, _ = timed(plain, src, site_env, "site")
-        c2, _ = timed(plain, src, site_env, "site")
+        c1, _ = timed(plain, src, env_env, "env")
+        c2, _ = timed(plain, src, env_env, "env")
         b2, _ = timed(lazy, src, env, "lazy")
         a2, _ = timed(plain, src, env, "plain")
         ratios["lazy"].append((b1 + b2) / (a1 + a2))
-        ratios["site"].append((c1 + c2) / (a1 + a2))
+        ratios["env"].append((c1 + c2) / (a1 + a2))
         times["plain"] += [a1, a2]
         times["lazy"] += [b1, b2]
-        times["site"] += [c1, c2]
+        times["env"] += [c1, c2]
     faults = {mode: statistics.median(FAULTS.pop(mode)) for mode in commands}
     print(f"{name}: plain {statistics.median(times['plain']):.2f}s "
           f"({faults['plain']:.0f} minor faults)", flush=True)
-    for mode in ("lazy", "site"):
+    for mode in ("lazy", "env"):
         print(f"  {mode}: {statistics.median(times[mode]):.2f}s "
               f"({faults[mode]:.0f} minor faults) "
               f"ratio {statistics.median(ratios[mode]):.3f}x "
