@@ -9,6 +9,7 @@ files written with them turned off, byte for byte.
 
 from __future__ import annotations
 
+import marshal
 import os
 import shutil
 import sys
@@ -99,7 +100,13 @@ def test_compile_writes_the_bytes_of_the_full_pipeline(tmp_path, mechanism):
     expected, written = _pycs(tmp_path / "full"), _pycs(tmp_path / "fast")
     assert len(written) > 60
     assert sorted(written) == sorted(expected)
-    assert [path for path in written if written[path] != expected[path]] == []
+    # 3.10's marshal output depends on what the writing process interned earlier (even
+    # CPython's own pycs of lazify differ between the two children there): the same
+    # header and code objects; byte for byte from 3.11 on
+    assert [path for path in written if written[path][:16] != expected[path][:16]
+            or marshal.loads(written[path][16:]) != marshal.loads(expected[path][16:])] == []
+    if sys.version_info >= (3, 11):
+        assert [path for path in written if written[path] != expected[path]] == []
 
 
 def test_a_module_without_imports_is_not_parsed(monkeypatch):
