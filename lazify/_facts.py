@@ -295,7 +295,8 @@ def gather(tree: ast.Module, *, module: str = "", is_package: bool = False, excl
         annotation_names=frozenset(annotations.names),
         eager_annotation_names=frozenset(annotations.eager_names),
         exported=frozenset(walker.exported),
-        doctest_names=frozenset(_doctest_names(sources) if sources else ()),
+        doctest_names=frozenset(_doctest_names(sources, walker.scopes.candidates)
+                                if sources else ()),
         owners=tuple(annotations.owners.values()), chain_after=tuple(walker.chain_after),
         getattr_prologues=tuple(walker.getattr_prologues), namespace_reads=reads,
         evaluated_annotations=tuple(evaluated))
@@ -1431,12 +1432,20 @@ def _parse_quietly(text: str, mode: str):
         return None
 
 
-def _doctest_names(sources) -> set:
+def _doctest_names(sources, candidates=None) -> set:
     """Names read by ``>>>`` examples in docstrings from the module's globals: not
     those an earlier example of the same docstring binds itself (doctest runs them
-    in one copy of the globals: ``>>> from pkg import f`` then ``>>> f()``)."""
+    in one copy of the globals: ``>>> from pkg import f`` then ``>>> f()``).
+
+    :param candidates: the names the answer is asked about (those the module's imports
+        bind): exact for these, and an example that cannot read or bind one of them is
+        not parsed (None: every name).  Only an ASCII text is skipped so: a name in
+        other characters may be NFKC-equal to a candidate that it does not contain.
+    """
     names = set()
     for text in sources:
+        if candidates is not None and _mentions_none(text, candidates):
+            continue
         lines = []
         for line in text.splitlines():
             stripped = line.lstrip()
@@ -1444,6 +1453,8 @@ def _doctest_names(sources) -> set:
                 lines.append(stripped[4:] if len(stripped) > 3 else "")
         bound = set()
         for chunk in lines:
+            if candidates is not None and _mentions_none(chunk, candidates):
+                continue                 # neither reads nor binds a candidate
             tree = _parse_quietly(chunk, "exec")
             if tree is None:
                 names.update(word for word in _words(chunk) if word not in bound)
@@ -1461,6 +1472,11 @@ def _doctest_names(sources) -> set:
                     binds.append(sub.name)
             bound.update(binds)
     return names
+
+
+def _mentions_none(text: str, names) -> bool:
+    """Whether an ASCII ``text`` holds none of ``names``, even as part of a word."""
+    return text.isascii() and not any(name in text for name in names)
 
 
 def _words(text: str):

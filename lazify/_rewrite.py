@@ -36,6 +36,11 @@ def plan_source(tree, source, path: str, *, module: str = "", is_package: bool =
                        future_flags=future_flags, nodes=nodes, portable=portable)
 
 
+#: the word every import statement holds, for text and for bytes (indexed by
+#: ``type(source) is bytes``): keywords are ASCII in every source encoding Python reads
+_IMPORT = ("import", b"import")
+
+
 def rewrite_code(source, path: str, *, module: str = "", is_package: bool = False,
                  optimize: int = -1, mechanism: str = "rewrite"):
     """Source bytes -> rewritten code object.
@@ -43,6 +48,12 @@ def rewrite_code(source, path: str, *, module: str = "", is_package: bool = Fals
     Raises ``SyntaxError`` exactly as ``compile()`` would for bad source, and
     :class:`lazify._plan.EmitError` when the plan does not fit the tree (a lazify bug).
     """
+    if not is_package and _IMPORT[type(source) is bytes] not in source:
+        # No import statement anywhere (nor ``__import__``, ``lazy import``): the plan
+        # would leave every statement as it is and compile the tree unchanged, which
+        # gives the code compile() gives for the source, without building the tree
+        # (a package is rewritten all the same: see plan_module).
+        return compile(source, path, "exec", dont_inherit=True, optimize=optimize)
     # The tree and what is made from it are freed by reference counting: the
     # cyclic collector would only walk them, about a tenth of the rewrite's time
     collecting = gc.isenabled()
