@@ -67,7 +67,7 @@ def emit_cst(source: str | bytes, plan: Plan) -> str | bytes:
     as libcst's ``Module.bytes`` does. Nothing is decided here: a plan item that matches
     no node of the source raises :class:`EmitError`.
     """
-    if not plan.rewrite:
+    if not plan.changes_module:
         return source
     try:
         module = cst.parse_module(source)

@@ -101,7 +101,7 @@ def _keyword(data: bytes, plan) -> bytes:
         site if site.explicit else _replaced(site, names=tuple(
             name if _safe(name) else _replaced(name, lazy=False) for name in site.names))
         for site in plan.imports)
-    plan = _replaced(plan, imports=imports, rewrite=any(site.any_lazy for site in imports))
+    plan = _replaced(plan, imports=imports, changes_module=any(site.any_lazy for site in imports))
     return emit_cst(data, plan)
 
 

@@ -266,8 +266,8 @@ class Plan:
     header_index: int
     #: the end line of the last of those (0 if none)
     header_after_line: int
-    #: whether the emitters rewrite the module at all
-    rewrite: bool
+    #: whether the emitters change the module at all (either mechanism)
+    changes_module: bool
     #: lazy names a read may find unregistered: builtins' names (``map``
     #: imported only on Python 2) and names imported only inside if/for/
     #: while blocks.  The header passes them to the runtime, which lets such
@@ -298,7 +298,7 @@ class Plan:
 
     def edits(self) -> tuple:
         """Every item an emitter must apply: what :func:`check_applied` checks."""
-        if not self.rewrite:
+        if not self.changes_module:
             return ()
         if self.mechanism == "native":
             return tuple(s for s in self.imports if s.any_lazy)
@@ -463,7 +463,7 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
         return Plan(module=module, is_package=is_package, imports=imports, references=(),
                     chain_after=(), header_index=header_index,
                     header_after_line=header_after_line, mechanism=mechanism,
-                    rewrite=not facts.excluded and bool(lazy_names))
+                    changes_module=not facts.excluded and bool(lazy_names))
     references, templates = _references(facts, lazy_names, deferred_loads, nodes)
     fallback_names = _fallback_names(facts, lazy_names)
     # an excluded module's explicit ``lazy`` statements are lazy all the same: the
@@ -475,13 +475,13 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
     if not rewrite:
         return Plan(module=module, is_package=is_package, imports=imports, references=(),
                     chain_after=(), header_index=header_index,
-                    header_after_line=header_after_line, rewrite=False)
+                    header_after_line=header_after_line, changes_module=False)
     owners = _annotation_owners(facts, deferred, lazy_names)
     return Plan(
         module=module, is_package=is_package, imports=imports,
         references=tuple(sorted(references, key=lambda ref: ref.span)),
         chain_after=facts.chain_after,
-        header_index=header_index, header_after_line=header_after_line, rewrite=True,
+        header_index=header_index, header_after_line=header_after_line, changes_module=True,
         fallback_names=fallback_names,
         annotation_owners=tuple(sorted(owners, key=lambda owner: owner.span)),
         getattr_prologues=tuple(GetattrPrologue(span=span, param=param, after_docstring=doc)

@@ -145,7 +145,7 @@ def test_source_libcst_cannot_parse_is_reported_not_miswritten():
 def test_no_rewrite_returns_the_source_object():
     data = b"x = 1  # nothing to do\n"
     plan = _plan(data)
-    assert not plan.rewrite
+    assert not plan.changes_module
     assert emit_cst(data, plan) is data
     assert emit_cst(data.decode(), plan) == data.decode()
 
@@ -198,7 +198,7 @@ def _hand_plan(imports=(), references=(), chain_after=(), header_index=0, header
         chain_after=tuple(chain_after),
         header_index=header_index,
         header_after_line=header_after_line,
-        rewrite=True,
+        changes_module=True,
     )
 
 

@@ -35,7 +35,7 @@ def report(args, cwd, input=None, env_extra=None):
 
 
 def names(tree):
-    return {node["name"]: node for node, _parent in _report.walk(tree)}
+    return {node["name"]: node for node, _parent in _report.tree_nodes(tree)}
 
 
 # ------------------------------------------------------------------- importtime
@@ -429,7 +429,7 @@ def test_page_opens_on_a_module(heavyapp_report, heavyapp_in_a_browser):
     proc, _png = heavyapp_in_a_browser
     assert _browser.console_errors(proc.stderr) == []
     details = proc.stdout.split('<div id="details">', 1)[1].split("</div>", 1)[0]
-    node = [n for n, _p in _report.walk(data["runs"]["lazy"]["tree"]) if n["name"] == "email.message"][0]
+    node = [n for n, _p in _report.tree_nodes(data["runs"]["lazy"]["tree"]) if n["name"] == "email.message"][0]
     assert details.startswith("lazy run: email.message\n")
     assert f"cumulative {node['cum_us'] / 1000:.2f} ms" in details or \
         f"cumulative {node['cum_us'] / 1000:.1f} ms" in details
@@ -456,7 +456,7 @@ def test_page_of_2000_modules(tmp_path):
                     parent["children"].append(node)
                 parent = node
             nodes.append(chain)
-        for node, _parent in reversed(list(_report.walk(nodes))):
+        for node, _parent in reversed(list(_report.tree_nodes(nodes))):
             node["cum_us"] = node["self_us"] + sum(c["cum_us"] for c in node["children"])
         return nodes
 
