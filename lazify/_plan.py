@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from ._facts import ModuleFacts, Span, _span, exclusive, gather, has_docstring
+from ._facts import ModuleFacts, Span, exclusive, gather, has_docstring, node_span
 from ._names import absolute_name
 from ._reasons import Reason
 from ._record import record
@@ -459,7 +459,7 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
             plan = plan_module(tree, module=module, is_package=is_package, excluding=excluding,
                                source=source, extensions=extensions, mechanism="rewrite",
                                future_flags=future_flags, nodes=nodes)
-            return _replaced(plan, takes_rewrite=why)
+            return replaced(plan, takes_rewrite=why)
         return Plan(module=module, is_package=is_package, imports=imports, references=(),
                     chain_after=(), header_index=header_index,
                     header_after_line=header_after_line, mechanism=mechanism,
@@ -519,7 +519,7 @@ def _references(facts, lazy_names, deferred_loads, nodes):
     for name in sorted(lazy_names):
         for ld in facts.global_loads.get(name, ()):
             if ld.template is None:
-                ref = Reference(name=ld.name, span=_span(ld.node),
+                ref = Reference(name=ld.name, span=node_span(ld.node),
                                 at_import=ld.at_import and id(ld.node) not in deferred_loads)
                 references.append(ref)
                 if nodes is not None:
@@ -583,7 +583,7 @@ def _deferred(facts: ModuleFacts, imports, lazy_names) -> tuple:
     return tuple(items), frozenset(loads)
 
 
-def _replaced(item, **changes):
+def replaced(item, **changes):
     """A copy of a record with some fields changed."""
     fields = type(item).__slots__
     return type(item)(**{**{name: getattr(item, name) for name in fields}, **changes})
@@ -660,15 +660,15 @@ def _native_takes_rewrite(facts: ModuleFacts, imports, siblings, tree) -> str:
 
 def _type_checking_spans(tree) -> frozenset:
     """Spans of the import statements under a module-level ``if TYPE_CHECKING:``."""
-    from ._sources import _type_checking
+    from ._sources import is_type_checking
 
     spans = set()
     stack = list(tree.body)
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.If) and _type_checking(node.test):
+        if isinstance(node, ast.If) and is_type_checking(node.test):
             for stmt in node.body:
-                spans.update(_span(n) for n in ast.walk(stmt)
+                spans.update(node_span(n) for n in ast.walk(stmt)
                              if isinstance(n, (ast.Import, ast.ImportFrom)))
             stack.extend(node.orelse)
         elif isinstance(node, (ast.If, ast.Try, ast.For, ast.While, ast.With)):
@@ -727,8 +727,8 @@ def _submodule_order(imports, package, submodules) -> tuple:
         site = out[index]
         own = lazy_own(site)
         if own:
-            out[index] = _replaced(site, names=tuple(
-                _replaced(n, lazy=False, reason=Reason.SUBMODULE_ORDER, used_at_import=None,
+            out[index] = replaced(site, names=tuple(
+                replaced(n, lazy=False, reason=Reason.SUBMODULE_ORDER, used_at_import=None,
                           unused=False) if n in own else n for n in site.names))
     return tuple(out)
 
@@ -799,7 +799,7 @@ def _verdicts(facts: ModuleFacts, site, readers, native=False,
                  or any(id(ld.node) in deferred_loads for ld in loads)),
             explicit=explicit, resolved_by=resolved_by))
     return ImportSite(
-        span=_span(node), kind="from" if is_from else "import",
+        span=node_span(node), kind="from" if is_from else "import",
         from_module=(node.module or "") if is_from else "",
         level=node.level if is_from else 0, names=tuple(names))
 

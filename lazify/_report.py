@@ -648,9 +648,9 @@ def _plan_elsewhere(executable, files, excluding, mechanism) -> dict:
 
 
 def _group_eager(rows):
-    from lazify._reasons import _WORDS
+    from lazify._reasons import WORDS
 
-    words = {str(k): v for k, v in _WORDS.items()}
+    words = {str(k): v for k, v in WORDS.items()}
     words.update(EXTRA_REASONS)
     groups: dict[str, dict] = {}
     for row in rows:

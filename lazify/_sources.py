@@ -231,14 +231,14 @@ def _running_nodes(tree, functions: bool):
     while stack:
         node = stack.pop()
         yield node
-        if isinstance(node, ast.If) and _type_checking(node.test):
+        if isinstance(node, ast.If) and is_type_checking(node.test):
             stack.extend(node.orelse)
             continue
         stack.extend(child for child in ast.iter_child_nodes(node)
                      if functions or not isinstance(child, _FUNCTIONS))
 
 
-def _type_checking(test) -> bool:
+def is_type_checking(test) -> bool:
     """``TYPE_CHECKING`` or ``typing.TYPE_CHECKING`` (any ``X.TYPE_CHECKING``)."""
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
