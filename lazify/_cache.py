@@ -1,10 +1,10 @@
 """The rewritten-bytecode cache: tag, paths, read and validate (every start-up
 imports this; writing is :mod:`lazify._cache_write`, imported on a miss).
 
-No AST knowledge here, and nothing heavier than what the interpreter has
-already imported at startup (``importlib.util`` costs about 3 ms on 3.10
-because it pulls in ``contextlib``, so the same functions are taken from
-``importlib._bootstrap_external``, which ``importlib.util`` re-exports).
+No AST knowledge here, and nothing the interpreter has not already imported at
+start-up: ``importlib.util`` imports ``contextlib`` on 3.10, so the same functions
+are taken from ``importlib._bootstrap_external``, which ``importlib.util``
+re-exports (the costs: docs/performance.md, "Costs behind design rules").
 
 The files are standard pycs (16-byte header, marshalled code) under their own
 optimization tag, next to the plain pyc: ``mod.cpython-312.opt-lazify0v1v0f2h<hash>.pyc``.
@@ -49,7 +49,7 @@ def _sources_fingerprint() -> str:
     development tree (a checkout: ``pyproject.toml`` beside the package) invalidates every cache (beartype needs a fixture that
     deletes all bytecode because its tag does not change between commits).
     The hash is the SipHash CPython uses for hash-based pycs, already in
-    ``_imp``, rather than ``zlib.crc32``: importing zlib costs about 0.3 ms.
+    ``_imp``, rather than ``zlib.crc32``: start-up does not import zlib on every Python.
     """
     here = _os.dirname(_os.abspath(__file__))
     if not _os.exists(_os.join(_os.dirname(here), "pyproject.toml")):

@@ -19,8 +19,8 @@ from ._cache import (FLAG_CHECK_SOURCE, FLAG_HASH_BASED, MAGIC_NUMBER, CodeType,
                      fallback_trusted, is_hash_based, read_file, rewriter_deps_fallback,
                      rewriter_deps_path, source_hash)
 
-#: OSError types and errnos meaning "this location cannot hold a cache"
-#: (pytest's set, rewrite.py:1154-1168); only these trigger the fallback.
+#: OSError types and errnos meaning "this location cannot hold a cache" (the set
+#: pytest's assertion rewriter uses); only these trigger the fallback.
 _UNWRITABLE_ERRNOS = frozenset((errno.EROFS, errno.ENOSYS))
 _UNWRITABLE_TYPES = (FileNotFoundError, NotADirectoryError, FileExistsError, PermissionError)
 
@@ -142,9 +142,9 @@ def _make_dirs(directory: str, mode: int = 0o777) -> None:
 def write_atomic(path: str, data: bytes, mode: int = 0o666) -> None:
     """Write ``data`` to ``path`` so that readers see the old file or the new one.
 
-    The temp name is unique per process *and* thread (pytest's pid suffix is
-    not, rewrite.py:317) and is unlinked on any failure (pytest leaves
-    ``.pyc.<pid>`` behind, 325-332).  Raises OSError.
+    The temp name is unique per process *and* thread (a pid suffix alone, as
+    pytest's assertion rewriter uses, is not) and is unlinked on any failure, so
+    that no ``.tmp`` file is left behind.  Raises OSError.
     """
     tmp = f"{path}.{_os.getpid()}.{_thread.get_ident()}.tmp"
     flags = os.O_EXCL | os.O_CREAT | os.O_WRONLY | getattr(os, "O_BINARY", 0)

@@ -12,7 +12,7 @@ read, unless a blank line is right above its ``def``). A parenthesised ``from`` 
 that replaces it is laid out like it, and removed aliases leave their comments behind.
 An import continued with backslashes keeps them in the call, unless it keeps eager names.
 
-libcst is slow to import (and to parse, about 75 ms per stdlib file here): this module is
+libcst is slow to import and to parse: this module is
 imported only where a command emits (``lazify rewrite``/``diff``), never on the import
 hook's path.
 """

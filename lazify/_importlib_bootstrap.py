@@ -401,7 +401,8 @@ def _packages_need_hooks(needed):
 
 
 # ---------------------------------------------------------------------------
-# A package's own submodules: what the sweeps keep teaching.
+# A package's own submodules: ``pkg.sub`` is set on ``pkg`` when an eager program
+# would have set it, and a pending ``import pkg.sub`` keeps ``pkg`` able to import it.
 
 #: the submodules of resolved ``import a.b``/``import a.c`` names that were left
 #: pending on their package (_Entry.load): each counts in _pending while it is
@@ -1400,13 +1401,11 @@ def _names(state):
 #: (``LOAD_ATTR_WITH_HINT``): the module's state must not live in the module's
 #: dict, so it is a slot up to 3.13 and, from 3.14, the one item of a tuple (3.14
 #: specializes no load on an instance with a ``__dict__`` slot, 3.11 none on a
-#: tuple subclass; measured: a loop calling a lazily imported module's function
-#: 1.5x plain on 3.14 with the slot, 1.2-1.3x with the tuple; on 3.12 the slot
-#: measured a little better).
+#: tuple subclass; the figures: docs/performance.md, "Costs behind design rules").
 #: The layout is made in _Namespace itself, not in a base class between it and
 #: ``tuple``/``object``: every class in the MRO is searched for each of the type
-#: slots when a module's own subclass is made (one base fewer: about 10k
-#: instructions fewer a class).
+#: slots when a module's own subclass is made, so each base more costs every
+#: rewritten module.
 _TUPLE_LAYOUT = sys.version_info >= (3, 14)
 
 _tuple_new = tuple.__new__
