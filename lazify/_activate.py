@@ -376,16 +376,16 @@ def _print_cache(mechanism) -> None:
               + ("" if fallback is None else f" ({'writable' if _writable(fallback) else 'not writable'})"))
     total = compiled = 0
     from . import _settings
-    from ._sources import walk
+    from ._sources import python_files
 
     _settings.settings.mechanism = mechanism    # the cache files of this mechanism
-    from ._hook import _never, plain_modules
+    from ._hook import never_rewritten, plain_modules
     from ._sources import module_name_for
 
     plain_modules()
-    for path in walk(site):
+    for path in python_files(site):
         name = module_name_for(path)[0]
-        if _never(name) or name == MODULE:
+        if never_rewritten(name) or name == MODULE:
             continue                         # lazify itself, and what its rewriter imports
         total += 1
         for candidate in (_cache.cache_path(path), _cache.fallback_path(path)):

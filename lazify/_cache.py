@@ -1,10 +1,10 @@
 """The rewritten-bytecode cache: tag, paths, read and validate (every start-up
 imports this; writing is :mod:`lazify._cache_write`, imported on a miss).
 
-No AST knowledge here, and nothing heavier than what the interpreter has
-already imported at startup (``importlib.util`` costs about 3 ms on 3.10
-because it pulls in ``contextlib``, so the same functions are taken from
-``importlib._bootstrap_external``, which ``importlib.util`` re-exports).
+No AST knowledge here, and nothing the interpreter has not already imported at
+start-up: ``importlib.util`` imports ``contextlib`` on 3.10, so the same functions
+are taken from ``importlib._bootstrap_external``, which ``importlib.util``
+re-exports (the costs: docs/performance.md, "Costs behind design rules").
 
 The files are standard pycs (16-byte header, marshalled code) under their own
 optimization tag, next to the plain pyc: ``mod.cpython-312.opt-lazify0v1v0f2h<hash>.pyc``.
@@ -29,7 +29,7 @@ ENTRY_POINTS_DIGEST = "2c92a4c95c58bb03"
 
 MAGIC_NUMBER = _bootstrap_external.MAGIC_NUMBER
 _RAW_MAGIC = int.from_bytes(MAGIC_NUMBER, "little")
-_cache_from_source = _bootstrap_external.cache_from_source
+cache_from_source = _bootstrap_external.cache_from_source
 
 #: pyc header flags (PEP 552)
 FLAG_HASH_BASED = 0b01
@@ -49,7 +49,7 @@ def _sources_fingerprint() -> str:
     development tree (a checkout: ``pyproject.toml`` beside the package) invalidates every cache (beartype needs a fixture that
     deletes all bytecode because its tag does not change between commits).
     The hash is the SipHash CPython uses for hash-based pycs, already in
-    ``_imp``, rather than ``zlib.crc32``: importing zlib costs about 0.3 ms.
+    ``_imp``, rather than ``zlib.crc32``: start-up does not import zlib on every Python.
     """
     here = _os.dirname(_os.abspath(__file__))
     if not _os.exists(_os.join(_os.dirname(here), "pyproject.toml")):
@@ -69,7 +69,7 @@ def _sources_fingerprint() -> str:
     return digest.hex()[:8]
 
 
-_CodeType = type(_sources_fingerprint.__code__)  # types.CodeType, without importing types
+CodeType = type(_sources_fingerprint.__code__)  # types.CodeType, without importing types
 
 #: the format part of the tag: version with dots made alphanumeric, the
 #: cache-format number and the sources fingerprint
@@ -128,11 +128,11 @@ def cache_path(source_path: str, optimize: int | None = None) -> str | None:
                 key = (head, tag, sys.pycache_prefix)
                 halves = _cache_halves.get(key)
                 if halves is None:
-                    probe = _cache_from_source(f"{head}{sep}x.py", optimization=tag)
+                    probe = cache_from_source(f"{head}{sep}x.py", optimization=tag)
                     cut = probe.rindex(f"{_os.sep}x.") + 1
                     halves = _cache_halves[key] = (probe[:cut], probe[cut + 1:])
                 return f"{halves[0]}{stem}{halves[1]}"
-        return _cache_from_source(_os.fspath(source_path), optimization=tag)
+        return cache_from_source(_os.fspath(source_path), optimization=tag)
     except (NotImplementedError, ValueError, TypeError):
         # cache_tag is None on this implementation, or an odd path
         return None
@@ -183,7 +183,7 @@ def fallback_path(source_path: str, optimize: int | None = None) -> str | None:
 _reader = _bootstrap_external.SourceFileLoader("lazify", "")
 
 
-def _read_file(path: str) -> bytes:
+def read_file(path: str) -> bytes:
     return _reader.get_data(path)
 
 
@@ -209,7 +209,7 @@ def _validate(data: bytes, source_path: str, mtime, size, source_bytes) -> bool:
         if check == "never" or (check != "always" and not flags & FLAG_CHECK_SOURCE):
             return True
         if source_bytes is None:
-            source_bytes = _read_file(source_path)
+            source_bytes = read_file(source_path)
         return data[8:16] == source_hash(source_bytes)
     if flags & FLAG_CHECK_SOURCE:  # check_source without hash_based: invalid
         return False
@@ -229,7 +229,7 @@ def _load(data: bytes):
         code = marshal.loads(memoryview(data)[16:])
     except Exception:
         return None
-    return code if isinstance(code, _CodeType) else None
+    return code if isinstance(code, CodeType) else None
 
 
 def read_cached(
@@ -240,7 +240,7 @@ def read_cached(
     source_size: int | None = None,
     source_bytes: bytes | None = None,
     optimize: int | None = None,
-) -> _CodeType | None:
+) -> CodeType | None:
     """Return the cached rewritten code for a source, or None. Never raises.
 
     Without ``pyc_path`` the ``__pycache__`` (or ``pycache_prefix``) file is
@@ -267,7 +267,7 @@ def _candidates(source_path, pyc_path, primary, optimize):
         return
     yield primary if primary is not None else cache_path(source_path, optimize)
     root = fallback_root()
-    if root is not None and _fallback_trusted(root):
+    if root is not None and fallback_trusted(root):
         yield fallback_path(source_path, optimize)
 
 
@@ -294,7 +294,7 @@ def read_cached_from(
             if code is not None:
                 return code, primary
             root = fallback_root()
-            if root is None or not _fallback_trusted(root):
+            if root is None or not fallback_trusted(root):
                 return None, None
             candidates = (fallback_path(source_path, optimize),)
         else:
@@ -314,7 +314,7 @@ def _read_candidate(candidate, source_path, source_mtime, source_size, source_by
     if candidate is None:
         return None
     try:
-        data = _read_file(candidate)
+        data = read_file(candidate)
         if not _validate(data, source_path, source_mtime, source_size, source_bytes):
             return None
     except Exception:  # OSError incl. EIO (pytest#14112), MemoryError, ...
@@ -331,7 +331,7 @@ def _read_candidate(candidate, source_path, source_mtime, source_size, source_by
     return code
 
 
-def _fallback_trusted(root: str) -> bool:
+def fallback_trusted(root: str) -> bool:
     """Whether the per-user root is ours and writable by nobody else.
 
     Checked before reading too: with XDG_CACHE_HOME=/tmp another user could
@@ -363,19 +363,19 @@ def rewriter_deps_path(root: str | None = None) -> str | None:
         return _os.join(root, name)
     here = _os.join(_os.dirname(_os.abspath(__file__)), "_plan.py")
     try:
-        return _os.join(_os.dirname(_cache_from_source(here)), name)
+        return _os.join(_os.dirname(cache_from_source(here)), name)
     except (NotImplementedError, ValueError):
         return None
 
 
-def _rewriter_deps_fallback() -> str | None:
+def rewriter_deps_fallback() -> str | None:
     root = fallback_root()
     return None if root is None else _os.join(root, "meta")
 
 
 def _read_names(path):
     try:
-        text = _read_file(path).decode("ascii")
+        text = read_file(path).decode("ascii")
     except (OSError, ValueError, TypeError):
         return None
     names = text.split()
@@ -389,6 +389,6 @@ def read_rewriter_deps() -> frozenset | None:
     names = _read_names(rewriter_deps_path())
     if names is None:
         root = fallback_root()
-        if root is not None and _fallback_trusted(root):
-            names = _read_names(rewriter_deps_path(_rewriter_deps_fallback()))
+        if root is not None and fallback_trusted(root):
+            names = _read_names(rewriter_deps_path(rewriter_deps_fallback()))
     return names

@@ -86,7 +86,7 @@ def found(paths=()):
 
     roots = list(map(os.path.abspath, paths)) or environment_paths()[0]
     user = _cache.fallback_root()
-    if user is not None and not (os.path.isdir(user) and _cache._fallback_trusted(user)):
+    if user is not None and not (os.path.isdir(user) and _cache.fallback_trusted(user)):
         user = None
     seen = set()
     for root in roots:
@@ -135,7 +135,7 @@ def clean(paths=(), *, dry_run=False) -> int:
             print(f"lazify cache clean: cannot remove {path}: [Errno {exc.errno}] "
                   f"{exc.strerror}", file=sys.stderr)
     root = _cache.fallback_root()
-    if not dry_run and root is not None and os.path.isdir(root) and _cache._fallback_trusted(root):
+    if not dry_run and root is not None and os.path.isdir(root) and _cache.fallback_trusted(root):
         _prune(root)
     verb = "would remove" if dry_run else "removed"
     print(f"lazify cache clean: {verb} {count} file{'s' if count != 1 else ''} "

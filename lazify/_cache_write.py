@@ -14,18 +14,18 @@ import sys
 import time
 
 from . import _os
-from ._cache import (FLAG_CHECK_SOURCE, FLAG_HASH_BASED, MAGIC_NUMBER, _cache_from_source,
-                     _CodeType, _fallback_trusted, _read_file, _rewriter_deps_fallback,
-                     cache_path, fallback_path, fallback_root, is_hash_based,
+from ._cache import (FLAG_CHECK_SOURCE, FLAG_HASH_BASED, MAGIC_NUMBER, CodeType,
+                     cache_from_source, cache_path, fallback_path, fallback_root,
+                     fallback_trusted, is_hash_based, read_file, rewriter_deps_fallback,
                      rewriter_deps_path, source_hash)
 
-#: OSError types and errnos meaning "this location cannot hold a cache"
-#: (pytest's set, rewrite.py:1154-1168); only these trigger the fallback.
+#: OSError types and errnos meaning "this location cannot hold a cache" (the set
+#: pytest's assertion rewriter uses); only these trigger the fallback.
 _UNWRITABLE_ERRNOS = frozenset((errno.EROFS, errno.ENOSYS))
 _UNWRITABLE_TYPES = (FileNotFoundError, NotADirectoryError, FileExistsError, PermissionError)
 
 #: wall clock, looked up at call time so tests can move it (post-2038 case)
-_now = time.time
+clock = time.time
 
 
 def want_hash(source_path: str) -> bool:
@@ -38,8 +38,8 @@ def want_hash(source_path: str) -> bool:
     if os.environ.get("SOURCE_DATE_EPOCH"):
         return True
     try:
-        plain = _cache_from_source(_os.fspath(source_path))
-        return is_hash_based(_read_file(plain)[:8])    # read as importlib reads
+        plain = cache_from_source(_os.fspath(source_path))
+        return is_hash_based(read_file(plain)[:8])    # read as importlib reads
     except Exception:
         return False
 
@@ -52,11 +52,11 @@ def is_too_fresh(mtime: float) -> bool:
     written for a source modified in the last second (Nick Coghlan's check
     from cpython#75953, moved from read time to write time).
     """
-    return int(mtime) >= int(_now()) - 1
+    return int(mtime) >= int(clock()) - 1
 
 
 def pyc_bytes(
-    code: _CodeType,
+    code: CodeType,
     *,
     source_mtime: float | None = None,
     source_size: int | None = None,
@@ -107,13 +107,13 @@ def _constant_strings(constants, found):
     for constant in constants:
         if isinstance(constant, str):
             found.append(constant)
-        elif isinstance(constant, _CodeType):
+        elif isinstance(constant, CodeType):
             _strings(constant, found)
         elif isinstance(constant, (tuple, frozenset)):
             _constant_strings(constant, found)
 
 
-def _is_unwritable(exc: OSError) -> bool:
+def is_unwritable(exc: OSError) -> bool:
     return isinstance(exc, _UNWRITABLE_TYPES) or exc.errno in _UNWRITABLE_ERRNOS
 
 
@@ -142,9 +142,9 @@ def _make_dirs(directory: str, mode: int = 0o777) -> None:
 def write_atomic(path: str, data: bytes, mode: int = 0o666) -> None:
     """Write ``data`` to ``path`` so that readers see the old file or the new one.
 
-    The temp name is unique per process *and* thread (pytest's pid suffix is
-    not, rewrite.py:317) and is unlinked on any failure (pytest leaves
-    ``.pyc.<pid>`` behind, 325-332).  Raises OSError.
+    The temp name is unique per process *and* thread (a pid suffix alone, as
+    pytest's assertion rewriter uses, is not) and is unlinked on any failure, so
+    that no ``.tmp`` file is left behind.  Raises OSError.
     """
     tmp = f"{path}.{_os.getpid()}.{_thread.get_ident()}.tmp"
     flags = os.O_EXCL | os.O_CREAT | os.O_WRONLY | getattr(os, "O_BINARY", 0)
@@ -171,7 +171,7 @@ def write_atomic(path: str, data: bytes, mode: int = 0o666) -> None:
         raise
 
 
-def _fallback_ready(root: str) -> bool:
+def fallback_ready(root: str) -> bool:
     """Create the per-user root 0o700; refuse one that is not ours alone."""
     try:
         _os.makedirs(root, 0o700)
@@ -179,17 +179,17 @@ def _fallback_ready(root: str) -> bool:
         pass
     except OSError:
         return False
-    return _fallback_trusted(root)
+    return fallback_trusted(root)
 
 
-def _write_to(pyc_path: str, data: bytes, mode: int, dir_mode: int = 0o777) -> None:
+def write_to(pyc_path: str, data: bytes, mode: int, dir_mode: int = 0o777) -> None:
     _make_dirs(_os.dirname(pyc_path), dir_mode)
     write_atomic(pyc_path, data, mode)
 
 
 def write_cached(
     source_path: str,
-    code: _CodeType,
+    code: CodeType,
     *,
     source_mtime: float | None = None,
     source_size: int | None = None,
@@ -222,7 +222,7 @@ def write_cached(
             hash_based = want_hash(source_path)
         if hash_based:
             if source_bytes is None:
-                source_bytes = _read_file(source_path)
+                source_bytes = read_file(source_path)
         elif is_too_fresh(source_mtime):
             return None
         data = pyc_bytes(
@@ -240,22 +240,22 @@ def write_cached(
     if primary is None:
         return None
     try:
-        _write_to(primary, data, mode)
+        write_to(primary, data, mode)
         return primary
     except OSError as exc:
         if errors is not None:
             errors.append(exc)
-        if not _is_unwritable(exc) or pyc_path is not None:
+        if not is_unwritable(exc) or pyc_path is not None:
             return None
     except Exception:
         return None
     # pytest's errno set says the location cannot hold caches: the fallback
     fallback = fallback_path(source_path, optimize)
     root = fallback_root()
-    if fallback is None or root is None or not _fallback_ready(root):
+    if fallback is None or root is None or not fallback_ready(root):
         return None
     try:
-        _write_to(fallback, data, mode & 0o600, 0o700)
+        write_to(fallback, data, mode & 0o600, 0o700)
         return fallback
     except Exception:
         return None
@@ -280,10 +280,10 @@ def write_rewriter_deps(names) -> bool:
         except OSError:
             pass
     root = fallback_root()
-    if root is None or not _fallback_ready(root):
+    if root is None or not fallback_ready(root):
         return kept
     try:
-        path = rewriter_deps_path(_rewriter_deps_fallback())
+        path = rewriter_deps_path(rewriter_deps_fallback())
         _make_dirs(_os.dirname(path), 0o700)
         write_atomic(path, data, 0o600)
         return True

@@ -76,14 +76,14 @@ def never_rewritten(module: str) -> bool:
     from . import _hook
 
     _hook.plain_modules()
-    return _hook._never(module)
+    return _hook.never_rewritten(module)
 
 
 def plain_packages(imports, excluding) -> tuple:
     """The rewrite's runtime (``_without_catch_up``): ``import a.b`` runs at its statement
     when a package on the way is never rewritten, excluded, or was imported before the
     hook was installed (``plain-package``; :func:`startup_modules`)."""
-    from ._plan import _replaced
+    from ._plan import replaced
 
     out = []
     for site in imports:
@@ -98,7 +98,7 @@ def plain_packages(imports, excluding) -> tuple:
                            or p in startup_modules() for p in parents):
                         n = _eager(n, Reason.PLAIN_PACKAGE)
                 names.append(n)
-            site = _replaced(site, names=tuple(names))
+            site = replaced(site, names=tuple(names))
         out.append(site)
     return tuple(out)
 
@@ -126,9 +126,9 @@ def startup_modules() -> frozenset:
 
 
 def _eager(name, reason):
-    from ._plan import _replaced
+    from ._plan import replaced
 
-    return _replaced(name, lazy=False, reason=reason, used_at_import=None, unused=False,
+    return replaced(name, lazy=False, reason=reason, used_at_import=None, unused=False,
                      in_annotations=False, resolved_by=())
 
 
@@ -137,7 +137,7 @@ def restrict(imports, opted, reason, explicit_too: bool = False) -> tuple:
     (:func:`lazy_modules`, or None) names its module and the statement comes after it;
     the others eager with ``reason``.  ``explicit_too``: PEP 810 ``lazy`` statements of
     the source as well (the native mechanism's filter decides those too)."""
-    from ._plan import _replaced
+    from ._plan import replaced
 
     out = []
     for site in imports:
@@ -147,7 +147,7 @@ def restrict(imports, opted, reason, explicit_too: bool = False) -> tuple:
                     opted is not None and n.module in opted[0] and site.span[0] > opted[1]):
                 n = _eager(n, reason)
             names.append(n)
-        out.append(_replaced(site, names=tuple(names)))
+        out.append(replaced(site, names=tuple(names)))
     return tuple(out)
 
 

@@ -149,7 +149,7 @@ def _wait_out_fresh(fresh, hash_based):
     if not stats:
         return
     newest = max(int(st.st_mtime) for st in stats.values())
-    delay = newest + 2 - _cache_write._now()
+    delay = newest + 2 - _cache_write.clock()
     if 0 < delay <= 3:
         time.sleep(delay)
     for path, st in stats.items():

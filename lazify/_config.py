@@ -45,8 +45,8 @@ class ConfigError(ValueError):
 class Config:
     """The effective settings for one application.
 
-    A plain class, not a dataclass: ``dataclasses`` imports ``inspect``, about 5 ms
-    on every start-up.
+    A plain class, not a dataclass: ``dataclasses`` imports ``inspect``, which
+    start-up must not import (docs/performance.md, "Costs behind design rules").
     """
 
     __slots__ = ("enabled", "excluding", "path", "mechanism", "sources")

@@ -88,7 +88,7 @@ def _fallback_usable() -> bool:
     if root is None:
         return False
     if os.path.isdir(root):
-        return _cache._fallback_trusted(root) and os.access(root, os.W_OK | os.X_OK)
+        return _cache.fallback_trusted(root) and os.access(root, os.W_OK | os.X_OK)
     return _can_create(root)
 
 
@@ -145,7 +145,7 @@ def marker_paths() -> list:
     name = f"nocache-warned-{_cache.source_hash(key).hex()}"
     paths = []
     root = _cache.fallback_root()
-    if root is not None and os.path.isdir(root) and _cache._fallback_trusted(root) \
+    if root is not None and os.path.isdir(root) and _cache.fallback_trusted(root) \
             and os.access(root, os.W_OK | os.X_OK):
         paths.append(os.path.join(root, name))
     tmp = os.environ.get("TMPDIR") or ("/tmp" if os.name == "posix" else None)

@@ -45,7 +45,7 @@ def main(args) -> int:
     done = 0
     for at in range(0, len(rest) - 2, 3):
         name, path, is_package = rest[at], rest[at + 1], rest[at + 2] == "1"
-        if _hook._never(name):
+        if _hook.never_rewritten(name):
             continue
         try:
             st = os.stat(path)
@@ -55,8 +55,8 @@ def main(args) -> int:
                               optimize=optimize) is not None:
             continue
         try:
-            data = _cache._read_file(path)
-            code = _hook._transform(data, path, name, is_package, optimize)
+            data = _cache.read_file(path)
+            code = _hook.rewritten_code(data, path, name, is_package, optimize)
         except Exception:
             continue                     # the program imported it plain; so will the next
         if _cache_write.write_cached(path, code, source_mtime=st.st_mtime,

@@ -88,13 +88,13 @@ def remembered(source_path: str, primary, mtime, size):
     try:
         paths = [_beside(primary)]
         root = _cache.fallback_root()
-        if root is not None and _cache._fallback_trusted(root):
+        if root is not None and _cache.fallback_trusted(root):
             fallback = _cache.fallback_path(source_path)
             if fallback is not None:
                 paths.append(_beside(fallback))
         for path in paths:
             try:
-                data = _cache._read_file(path)
+                data = _cache.read_file(path)
             except OSError:
                 continue
             if len(data) > 16 and data[:16] == header:
@@ -114,14 +114,14 @@ def remember(source_path: str, primary, mtime, size, message: str) -> None:
 
         data = _header(mtime, size) + message.encode("utf-8", "replace")
         try:
-            _cache_write._write_to(_beside(primary), data, 0o644)
+            _cache_write.write_to(_beside(primary), data, 0o644)
             return
         except OSError as exc:
-            if not _cache_write._is_unwritable(exc):
+            if not _cache_write.is_unwritable(exc):
                 return
         root = _cache.fallback_root()
         fallback = _cache.fallback_path(source_path)
-        if fallback is not None and root is not None and _cache_write._fallback_ready(root):
-            _cache_write._write_to(_beside(fallback), data, 0o600, 0o700)
+        if fallback is not None and root is not None and _cache_write.fallback_ready(root):
+            _cache_write.write_to(_beside(fallback), data, 0o600, 0o700)
     except Exception:
         pass

@@ -366,7 +366,7 @@ def emit(tree: ast.Module, plan: Plan, nodes=None) -> ast.Module:
     :raises lazify._plan.EmitError: when an item of the plan matches no node of the
         tree (a lazify bug): the module would otherwise fail later, with a NameError.
     """
-    if not plan.rewrite:
+    if not plan.changes_module:
         return tree
     emitter = _Emitter(plan)
     if nodes is None:
@@ -453,7 +453,7 @@ def emit_native(tree: ast.Module, plan: Plan) -> ast.Module:
 
     :raises lazify._plan.EmitError: as :func:`emit`.
     """
-    if not plan.rewrite:
+    if not plan.changes_module:
         return tree
     emitter = _NativeEmitter(plan)
     tree.body = emitter.statements(tree.body)

@@ -12,7 +12,7 @@ read, unless a blank line is right above its ``def``). A parenthesised ``from`` 
 that replaces it is laid out like it, and removed aliases leave their comments behind.
 An import continued with backslashes keeps them in the call, unless it keeps eager names.
 
-libcst is slow to import (and to parse, about 75 ms per stdlib file here): this module is
+libcst is slow to import and to parse: this module is
 imported only where a command emits (``lazify rewrite``/``diff``), never on the import
 hook's path.
 """
@@ -67,7 +67,7 @@ def emit_cst(source: str | bytes, plan: Plan) -> str | bytes:
     as libcst's ``Module.bytes`` does. Nothing is decided here: a plan item that matches
     no node of the source raises :class:`EmitError`.
     """
-    if not plan.rewrite:
+    if not plan.changes_module:
         return source
     try:
         module = cst.parse_module(source)

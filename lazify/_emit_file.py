@@ -32,7 +32,7 @@ def rewrite_file(path: str, excluding=None, mechanism: str = "rewrite") -> tuple
         # portable: the same output whichever Python prints it, runnable on all of them
         plan = plan_source(tree, data, path, module=module, is_package=is_package,
                            excluding=excluding, mechanism=mechanism, portable=True)
-        if not plan.rewrite:
+        if not plan.changes_module:
             return data, data
         return data, emit_cst(data, plan)
     except CannotParse as e:

@@ -167,7 +167,7 @@ def _operands(node):
                 stack.append(value)
 
 
-def _span(node) -> Span:
+def node_span(node) -> Span:
     return (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
 
 
@@ -278,7 +278,7 @@ def gather(tree: ast.Module, *, module: str = "", is_package: bool = False, excl
         if all(scopes.reads(load) == _GLOBAL for load in loads) and all(
                 name in imported or scopes.is_builtin(name, scope, class_index)
                 for name in names):
-            evaluated.append((_span(node), (owner[0], owner[1]), frozenset(imported),
+            evaluated.append((node_span(node), (owner[0], owner[1]), frozenset(imported),
                               frozenset(id(load.node) for load in loads)))
     reads = namespace.resolve(scopes)
     sources = walker.docstring_sources
@@ -672,7 +672,7 @@ class _NamespaceUse:
                 continue
             if consumer is not None and not scopes.is_builtin(consumer, scope, index):
                 kind, key = "globals", None
-            reads.append((kind, _span(node), function, key,
+            reads.append((kind, node_span(node), function, key,
                           consumer if kind == "names" else None))
         for name, scope, index, line in self.value_reads:
             if scopes.is_builtin(name, scope, index):
@@ -829,7 +829,7 @@ class _Walker:
         gets a chain call after it, unless it is a def that gets a prologue."""
         if name == "__getattr__" and self.module_stmt is not None \
                 and not self._prologue(self.module_stmt):
-            self.chain_after.append(_span(self.module_stmt))
+            self.chain_after.append(node_span(self.module_stmt))
 
     def _prologue(self, stmt) -> bool:
         """Record a prologue for ``def __getattr__(name)`` bound by ``stmt``."""
@@ -838,7 +838,7 @@ class _Walker:
         params = [*stmt.args.posonlyargs, *stmt.args.args]
         if not params:
             return False
-        self.getattr_prologues.append((_span(stmt), params[0].arg, has_docstring(stmt)))
+        self.getattr_prologues.append((node_span(stmt), params[0].arg, has_docstring(stmt)))
         return True
 
     def visit_Name(self, node: ast.Name):
@@ -956,7 +956,7 @@ class _Walker:
     def visit_FunctionDef(self, node):
         for decorator in node.decorator_list:
             self.visit(decorator)
-        outer = self.annotations.own(id(node), "def", _span(node))
+        outer = self.annotations.own(id(node), "def", node_span(node))
         params = self._arguments(node.args, annotations=True)
         if node.returns is not None:
             self.annotation(node.returns, deferrable=True)
@@ -1064,13 +1064,13 @@ class _Walker:
             # the class's or module's __annotate__ evaluates it, wherever
             # in the body (an if block included) it is written
             if scope.kind == _CLASS:
-                outer = annotations.own(id(scope.node), "annotate", _span(scope.stmt))
+                outer = annotations.own(id(scope.node), "annotate", node_span(scope.stmt))
             else:
-                outer = annotations.own("module", "annotate", _span(self.top_stmt))
+                outer = annotations.own("module", "annotate", node_span(self.top_stmt))
         elif scope.kind == _CLASS and scope.direct:
             # the first of these in a class body gets the statement that
             # makes its __annotations__ import on read
-            outer = annotations.own(id(scope.node), annotations.class_kind, _span(node))
+            outer = annotations.own(id(scope.node), annotations.class_kind, node_span(node))
         else:
             outer, annotations.owner = annotations.owner, None
         self.annotation(node.annotation,
@@ -1083,7 +1083,7 @@ class _Walker:
         outer = self.template
         for value in node.values:
             if type(value) is ast.Interpolation:
-                self.template = _span(node) if outer is None else outer
+                self.template = node_span(node) if outer is None else outer
                 self.visit(value.value)
                 self.template = outer
                 if value.format_spec is not None:
@@ -1138,7 +1138,7 @@ class _Walker:
             site.bindings.append((bound, alias.name, alias.asname, explicit + signature))
             if self.scopes.bind_import(bound, node.lineno) and bound == "__getattr__" \
                     and self.module_stmt is not None:
-                self.chain_after.append(_span(self.module_stmt))
+                self.chain_after.append(node_span(self.module_stmt))
         self.sites.append(site)
 
     # -- reads of the module's namespace (see _NamespaceUse) -------------------

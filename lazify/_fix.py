@@ -95,13 +95,13 @@ def _keyword(data: bytes, plan) -> bytes:
     """``lazy`` before each safely lazy import: the native emitter, given a plan in which
     the other names are eager."""
     from lazify._emit_cst import emit_cst
-    from lazify._plan import _replaced
+    from lazify._plan import replaced
 
     imports = tuple(
-        site if site.explicit else _replaced(site, names=tuple(
-            name if _safe(name) else _replaced(name, lazy=False) for name in site.names))
+        site if site.explicit else replaced(site, names=tuple(
+            name if _safe(name) else replaced(name, lazy=False) for name in site.names))
         for site in plan.imports)
-    plan = _replaced(plan, imports=imports, rewrite=any(site.any_lazy for site in imports))
+    plan = replaced(plan, imports=imports, changes_module=any(site.any_lazy for site in imports))
     return emit_cst(data, plan)
 
 

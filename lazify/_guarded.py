@@ -38,8 +38,8 @@ _code_ranges = {}
 #: so that its id stays its own (a guarded module that failed is freed, and the next
 #: module's frame and globals may get its addresses); the globals' id, not the
 #: object: a new container holding a module's globals makes the cyclic GC
-#: (3.14's incremental one above all) walk the whole module again, which
-#: measured as 3 M instructions for black's start-up
+#: (3.14's incremental one above all) walk the whole module again
+#: (docs/performance.md, "Costs behind design rules")
 _native_guarded = {}
 _NATIVE_GUARDED_KEPT = 64
 

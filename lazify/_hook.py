@@ -267,7 +267,7 @@ def _frames_removed(get_code):
     """``_call_with_frames_removed`` above as importlib's own: its code under importlib's
     file name and line 1, its globals the two names it reads.  (The code object is
     relabelled rather than compiled from source: on 3.15 the first ``compile()`` of a
-    process builds the ``ast`` module's types, about 9M instructions at every start.)"""
+    process builds the ``ast`` module's types, a cost no start-up may pay for this.)"""
     code = _call_with_frames_removed.__code__.replace(
         co_filename="<frozen importlib._bootstrap_external>", co_firstlineno=1)
     namespace = {"__name__": __name__, "get_code": get_code, "outside": _outside}

@@ -401,7 +401,8 @@ def _packages_need_hooks(needed):
 
 
 # ---------------------------------------------------------------------------
-# A package's own submodules: what the sweeps keep teaching.
+# A package's own submodules: ``pkg.sub`` is set on ``pkg`` when an eager program
+# would have set it, and a pending ``import pkg.sub`` keeps ``pkg`` able to import it.
 
 #: the submodules of resolved ``import a.b``/``import a.c`` names that were left
 #: pending on their package (_Entry.load): each counts in _pending while it is
@@ -457,9 +458,9 @@ def _aims_at(state, entry, fullname, below):
     return target is not None and (target == fullname or target.startswith(below))
 
 
-def _catch_up(fullname, found, all_pending):
+def _catch_up(fullname, done, all_pending):
     """Resolve pending imports as an eager program would have run them, until
-    ``found()``: first those aimed at ``fullname`` or below, then, if
+    ``done()``: first those aimed at ``fullname`` or below, then, if
     ``all_pending``, those aimed at its package's other modules (a package's
     modules import each other: httpie's ``pygments.formatter``, which
     ``pygments.formatters.terminal`` imports), then the rest (any of them may
@@ -467,7 +468,7 @@ def _catch_up(fullname, found, all_pending):
     not tried again by a later catch-up."""
     if _pending_submodules:
         _import_pending_submodules(fullname)
-        if found():
+        if done():
             return
     aims = [fullname]
     if all_pending:
@@ -475,7 +476,7 @@ def _catch_up(fullname, found, all_pending):
     for aim in aims:
         below = f"{aim}."
         progress = True
-        while progress and not found():
+        while progress and not done():
             progress = False
             for state in _states(_pending_states):
                 for name in list(state.pending):
@@ -503,7 +504,7 @@ def _catch_up(fullname, found, all_pending):
                         entry.failed_catch_up = True
                         continue
                     progress = True
-                    if found():
+                    if done():
                         return
 
 
@@ -721,24 +722,24 @@ class _ModuleState(_PackageSubmodules):
             return self.register(bound, _Entry(_TOP if asname is None else _AS, module, 0,
                                                 None, asname, frame))
         modules = sys.modules
-        found = modules.get(module)
-        if found is None and "." in module and _without_catch_up(module):
+        loaded = modules.get(module)
+        if loaded is None and "." in module and _without_catch_up(module):
             # Eagerly ``import a.b`` sets ``a.b`` for every user of ``a``; a package
             # lazify does not rewrite has no __getattr__ to catch up with a pending
             # one (networkx: ``import collections`` then ``collections.abc``,
             # which inspect's ``import collections.abc`` had loaded): import now.
             __import__(module)
-            found = modules.get(module)
-        if found is None or getattr(getattr(found, "__spec__", None), "_initializing", False):
+            loaded = modules.get(module)
+        if loaded is None or getattr(getattr(loaded, "__spec__", None), "_initializing", False):
             return self.register(bound, _Entry(_TOP if asname is None else _AS, module, 0,
                                                 None, asname, frame), True)
         if asname is None and bound != module:
-            found = modules.get(bound)
-            if found is None or getattr(getattr(found, "__spec__", None), "_initializing",
+            loaded = modules.get(bound)
+            if loaded is None or getattr(getattr(loaded, "__spec__", None), "_initializing",
                                         False):
                 return self.register(bound, _Entry(_TOP, module, 0, None, None, frame),
                                      True)
-        self.namespace[bound] = found
+        self.namespace[bound] = loaded
         if bound in self.unbound:
             self._forget_unbound(bound)
 
@@ -751,11 +752,11 @@ class _ModuleState(_PackageSubmodules):
         checked = False
         if self.all_lazy and bound not in self.pending:
             target = module if not level else _absolute(module, level, self.package)
-            found = sys.modules.get(target) if target is not None else None
-            if found is not None and not getattr(getattr(found, "__spec__", None),
+            loaded = sys.modules.get(target) if target is not None else None
+            if loaded is not None and not getattr(getattr(loaded, "__spec__", None),
                                                  "_initializing", False):
                 # never through the module's own __getattr__ (lazy_loader packages)
-                value = getattr(found, "__dict__", _NO_DICT).get(attr, _MISSING)
+                value = getattr(loaded, "__dict__", _NO_DICT).get(attr, _MISSING)
                 if value is not _MISSING and (_LazyImportType is None
                                               or type(value) is not _LazyImportType):
                     self.namespace[bound] = value
@@ -1140,10 +1141,10 @@ class _Unbound:
         if namespace is None:
             return self
         name = self.name
-        found = namespace.__dict__.get("__builtins__", builtins)
-        if not isinstance(found, dict):
-            found = vars(found)
-        value = found.get(name, _MISSING)
+        builtins_dict = namespace.__dict__.get("__builtins__", builtins)
+        if not isinstance(builtins_dict, dict):
+            builtins_dict = vars(builtins_dict)
+        value = builtins_dict.get(name, _MISSING)
         if value is _MISSING:
             raise NameError(f"name {name!r} is not defined", name=name)
         return value
@@ -1400,13 +1401,11 @@ def _names(state):
 #: (``LOAD_ATTR_WITH_HINT``): the module's state must not live in the module's
 #: dict, so it is a slot up to 3.13 and, from 3.14, the one item of a tuple (3.14
 #: specializes no load on an instance with a ``__dict__`` slot, 3.11 none on a
-#: tuple subclass; measured: a loop calling a lazily imported module's function
-#: 1.5x plain on 3.14 with the slot, 1.2-1.3x with the tuple; on 3.12 the slot
-#: measured a little better).
+#: tuple subclass; the figures: docs/performance.md, "Costs behind design rules").
 #: The layout is made in _Namespace itself, not in a base class between it and
 #: ``tuple``/``object``: every class in the MRO is searched for each of the type
-#: slots when a module's own subclass is made (one base fewer: about 10k
-#: instructions fewer a class).
+#: slots when a module's own subclass is made, so each base more costs every
+#: rewritten module.
 _TUPLE_LAYOUT = sys.version_info >= (3, 14)
 
 _tuple_new = tuple.__new__
@@ -1454,21 +1453,21 @@ class _Namespace(tuple if _TUPLE_LAYOUT else object):
             modules = sys.modules
             namespace = state.namespace
             for module, asname in aliases:
-                found = modules.get(module)
-                if found is not None and (asname is not None or "." not in module):
+                loaded = modules.get(module)
+                if loaded is not None and (asname is not None or "." not in module):
                     try:
                         # (sys, builtins, _imp: specs without _initializing, which
                         # raised as an AttributeError would cost more than getattr)
-                        initializing = getattr(found.__spec__, "_initializing", False)
+                        initializing = getattr(loaded.__spec__, "_initializing", False)
                     except AttributeError:
                         initializing = False
                     bound = module if asname is None else asname
                     if not initializing and bound not in state.pending:
-                        namespace[bound] = found
+                        namespace[bound] = loaded
                         if state.unbound and bound in state.unbound:
                             state._forget_unbound(bound)
                         continue
-                elif found is None and "." not in module \
+                elif loaded is None and "." not in module \
                         and (module if asname is None else asname) not in state.pending:
                     # not imported yet: pending (what register_import would decide)
                     state.register(module if asname is None else asname,
@@ -1486,23 +1485,23 @@ class _Namespace(tuple if _TUPLE_LAYOUT else object):
         state = self.__lazify_state__
         if state.lazy_generation == settings.generation or state._refresh():
             if module[0] != ".":
-                found = sys.modules.get(module)
+                loaded = sys.modules.get(module)
             else:
                 target = _relative.get((module, state.package), _MISSING)
                 if target is _MISSING:
                     name = module.lstrip(".")
                     target = _relative[module, state.package] = _absolute(
                         name, len(module) - len(name), state.package)
-                found = sys.modules.get(target) if target is not None else None
-            if found is not None:
+                loaded = sys.modules.get(target) if target is not None else None
+            if loaded is not None:
                 try:
-                    initializing = getattr(found.__spec__, "_initializing", False)
+                    initializing = getattr(loaded.__spec__, "_initializing", False)
                 except AttributeError:
                     initializing = False
                 if not initializing:
                     # never through the module's own __getattr__ (lazy_loader packages)
                     try:
-                        space = found.__dict__
+                        space = loaded.__dict__
                     except AttributeError:
                         space = _NO_DICT
                     shared = None
@@ -1755,9 +1754,9 @@ def _without_catch_up(module) -> bool:
     never = _settings.never_rewritten
     parent = module.rpartition(".")[0]
     while parent:
-        found = sys.modules.get(parent)
-        if found is not None:
-            if state_of(getattr(found, "__dict__", _NO_DICT)) is None:
+        loaded = sys.modules.get(parent)
+        if loaded is not None:
+            if state_of(getattr(loaded, "__dict__", _NO_DICT)) is None:
                 return True
         elif (never is not None and never(parent)) or is_excluded(parent):
             return True

@@ -27,9 +27,9 @@ native_modules = set()
 def lazy_imports_filter(importer, name, fromlist):
     """PEP 810's filter: False makes this lazy import eager.
 
-    The interpreter calls it at every ``lazy`` statement (a Python call each, about
-    1 % of a tool's start-up): the common case, a module already loaded, imported
-    from a module lazify defers in, is answered first."""
+    The interpreter calls it at every ``lazy`` statement, a Python call on the
+    start-up path of every program: the common case, a module already loaded,
+    imported from a module lazify defers in, is answered first."""
     if importer in lazy_importers:
         if name in _modules:
             return True

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import sys
 
-from ._facts import ModuleFacts, Span, _span, exclusive, gather, has_docstring
+from ._facts import ModuleFacts, Span, exclusive, gather, has_docstring, node_span
 from ._names import absolute_name
 from ._reasons import Reason
 from ._record import record
@@ -267,8 +267,8 @@ class Plan:
     header_index: int
     #: the end line of the last of those (0 if none)
     header_after_line: int
-    #: whether the emitters rewrite the module at all
-    rewrite: bool
+    #: whether the emitters change the module at all (either mechanism)
+    changes_module: bool
     #: lazy names a read may find unregistered: builtins' names (``map``
     #: imported only on Python 2) and names imported only inside if/for/
     #: while blocks.  The header passes them to the runtime, which lets such
@@ -299,7 +299,7 @@ class Plan:
 
     def edits(self) -> tuple:
         """Every item an emitter must apply: what :func:`check_applied` checks."""
-        if not self.rewrite:
+        if not self.changes_module:
             return ()
         if self.mechanism == "native":
             return tuple(s for s in self.imports if s.any_lazy)
@@ -464,11 +464,11 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
             plan = plan_module(tree, module=module, is_package=is_package, excluding=excluding,
                                source=source, extensions=extensions, mechanism="rewrite",
                                future_flags=future_flags, nodes=nodes)
-            return _replaced(plan, takes_rewrite=why)
+            return replaced(plan, takes_rewrite=why)
         return Plan(module=module, is_package=is_package, imports=imports, references=(),
                     chain_after=(), header_index=header_index,
                     header_after_line=header_after_line, mechanism=mechanism,
-                    rewrite=not facts.excluded and bool(lazy_names))
+                    changes_module=not facts.excluded and bool(lazy_names))
     references, templates = _references(facts, lazy_names, deferred_loads, nodes)
     fallback_names = _fallback_names(facts, lazy_names)
     # an excluded module's explicit ``lazy`` statements are lazy all the same: the
@@ -480,13 +480,13 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
     if not rewrite:
         return Plan(module=module, is_package=is_package, imports=imports, references=(),
                     chain_after=(), header_index=header_index,
-                    header_after_line=header_after_line, rewrite=False)
+                    header_after_line=header_after_line, changes_module=False)
     owners = _annotation_owners(facts, deferred, lazy_names)
     return Plan(
         module=module, is_package=is_package, imports=imports,
         references=tuple(sorted(references, key=lambda ref: ref.span)),
         chain_after=facts.chain_after,
-        header_index=header_index, header_after_line=header_after_line, rewrite=True,
+        header_index=header_index, header_after_line=header_after_line, changes_module=True,
         fallback_names=fallback_names,
         annotation_owners=tuple(sorted(owners, key=lambda owner: owner.span)),
         getattr_prologues=tuple(GetattrPrologue(span=span, param=param, after_docstring=doc)
@@ -524,7 +524,7 @@ def _references(facts, lazy_names, deferred_loads, nodes):
     for name in sorted(lazy_names):
         for ld in facts.global_loads.get(name, ()):
             if ld.template is None:
-                ref = Reference(name=ld.name, span=_span(ld.node),
+                ref = Reference(name=ld.name, span=node_span(ld.node),
                                 at_import=ld.at_import and id(ld.node) not in deferred_loads)
                 references.append(ref)
                 if nodes is not None:
@@ -588,7 +588,7 @@ def _deferred(facts: ModuleFacts, imports, lazy_names) -> tuple:
     return tuple(items), frozenset(loads)
 
 
-def _replaced(item, **changes):
+def replaced(item, **changes):
     """A copy of a record with some fields changed."""
     fields = type(item).__slots__
     return type(item)(**{**{name: getattr(item, name) for name in fields}, **changes})
@@ -711,15 +711,15 @@ def _stdlib_reads_stdlib(facts: ModuleFacts, imports) -> bool:
 
 def _type_checking_spans(tree) -> frozenset:
     """Spans of the import statements under a module-level ``if TYPE_CHECKING:``."""
-    from ._sources import _type_checking
+    from ._sources import is_type_checking
 
     spans = set()
     stack = list(tree.body)
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.If) and _type_checking(node.test):
+        if isinstance(node, ast.If) and is_type_checking(node.test):
             for stmt in node.body:
-                spans.update(_span(n) for n in ast.walk(stmt)
+                spans.update(node_span(n) for n in ast.walk(stmt)
                              if isinstance(n, (ast.Import, ast.ImportFrom)))
             stack.extend(node.orelse)
         elif isinstance(node, (ast.If, ast.Try, ast.For, ast.While, ast.With)):
@@ -778,8 +778,8 @@ def _submodule_order(imports, package, submodules) -> tuple:
         site = out[index]
         own = lazy_own(site)
         if own:
-            out[index] = _replaced(site, names=tuple(
-                _replaced(n, lazy=False, reason=Reason.SUBMODULE_ORDER, used_at_import=None,
+            out[index] = replaced(site, names=tuple(
+                replaced(n, lazy=False, reason=Reason.SUBMODULE_ORDER, used_at_import=None,
                           unused=False) if n in own else n for n in site.names))
     return tuple(out)
 
@@ -850,7 +850,7 @@ def _verdicts(facts: ModuleFacts, site, readers, native=False,
                  or any(id(ld.node) in deferred_loads for ld in loads)),
             explicit=explicit, resolved_by=resolved_by))
     return ImportSite(
-        span=_span(node), kind="from" if is_from else "import",
+        span=node_span(node), kind="from" if is_from else "import",
         from_module=(node.module or "") if is_from else "",
         level=node.level if is_from else 0, names=tuple(names))
 

@@ -21,7 +21,7 @@ class Reason(str):
     @property
     def words(self) -> str:
         """The reason in words, for the text report."""
-        return _WORDS[self]
+        return WORDS[self]
 
     def __repr__(self) -> str:
         return f"Reason({str(self)!r})"
@@ -52,7 +52,7 @@ Reason.MACHINERY = Reason("machinery")
 Reason.PLAIN_PACKAGE = Reason("plain-package")
 
 
-_WORDS = {
+WORDS = {
     Reason.TRY: "inside try/except/else/finally",
     Reason.WITH: "inside a with block",
     Reason.FUNCTION: "inside a function body",

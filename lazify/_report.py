@@ -82,11 +82,11 @@ def parse_importtime(text: str) -> tuple[list[dict], list[str]]:
     return roots, other
 
 
-def walk(nodes, parent=None):
+def tree_nodes(nodes, parent=None):
     """Yield ``(node, parent)`` for every node, parents first, in import order."""
     for node in nodes:
         yield node, parent
-        yield from walk(node["children"], node)
+        yield from tree_nodes(node["children"], node)
 
 
 # ------------------------------------------------------------------------ runs
@@ -382,10 +382,10 @@ def _classify(plain_roots, lazy_roots, lazy_state, excluding, mechanism):
             break
         by_runpy.add(root["name"])
     plans = _Plans(files, excluding, mechanism, lazy_state)
-    plans.prepare({"__main__"} | {parent["name"] for node, parent in walk(lazy_roots)
+    plans.prepare({"__main__"} | {parent["name"] for node, parent in tree_nodes(lazy_roots)
                                   if parent is not None and "status" not in node})
     eager_rows = []
-    for node, parent in walk(lazy_roots):
+    for node, parent in tree_nodes(lazy_roots):
         if "status" in node:
             continue
         importer = parent["name"] if parent is not None else "__main__"
@@ -427,9 +427,9 @@ def _classify(plain_roots, lazy_roots, lazy_state, excluding, mechanism):
                 "site": node.get("site"),
             })
     # plain run: each module as the lazy run imported it, or not at all
-    lazy_status = {node["name"]: node["status"] for node, _parent in walk(lazy_roots)}
+    lazy_status = {node["name"]: node["status"] for node, _parent in tree_nodes(lazy_roots)}
     _mark_startup(plain_roots)
-    for node, _parent in walk(plain_roots):
+    for node, _parent in tree_nodes(plain_roots):
         if "status" not in node:
             node["status"] = lazy_status.get(node["name"], ABSENT)
     return _group_eager(eager_rows), deferred
@@ -457,7 +457,7 @@ def _mark_startup(roots):
         startup = not after_site
         if root["name"] == "site":
             after_site = True
-        for node, _parent in walk([root]):
+        for node, _parent in tree_nodes([root]):
             if node["name"] == "lazify" or node["name"].startswith("lazify."):
                 node["status"] = LAZIFY
             elif startup:
@@ -648,9 +648,9 @@ def _plan_elsewhere(executable, files, excluding, mechanism) -> dict:
 
 
 def _group_eager(rows):
-    from lazify._reasons import _WORDS
+    from lazify._reasons import WORDS
 
-    words = {str(k): v for k, v in _WORDS.items()}
+    words = {str(k): v for k, v in WORDS.items()}
     words.update(EXTRA_REASONS)
     groups: dict[str, dict] = {}
     for row in rows:
@@ -670,7 +670,7 @@ def _count(roots, state) -> int:
     the process said (else every name)."""
     modules = (state or {}).get("modules")
     seen = set()
-    for node, _parent in walk(roots):
+    for node, _parent in tree_nodes(roots):
         if modules and node["name"] not in modules:
             node["failed"] = True
             continue
@@ -680,7 +680,7 @@ def _count(roots, state) -> int:
 
 def _status_counts(roots):
     counts: dict[str, int] = {}
-    for node, _parent in walk(roots):
+    for node, _parent in tree_nodes(roots):
         counts[node["status"]] = counts.get(node["status"], 0) + 1
     return counts
 
@@ -791,7 +791,7 @@ def _notes(lazy_roots, plain_off=False):
     if os.environ.get("PYTHONDONTWRITEBYTECODE"):
         notes.append("PYTHONDONTWRITEBYTECODE is set: neither Python nor lazify keep "
                      "bytecode, so both runs compile every module they import, every time")
-    if any(node["name"] == "lazify._rewrite" for node, _parent in walk(lazy_roots)):
+    if any(node["name"] == "lazify._rewrite" for node, _parent in tree_nodes(lazy_roots)):
         notes.append("lazify rewrote modules in the lazy run after the warm-up run (it "
                      "imported its rewriter, lazify._rewrite): its bytecode cache was not "
                      "used, so the lazy times include rewriting. `lazify compile` writes the "

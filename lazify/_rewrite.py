@@ -66,12 +66,12 @@ def rewrite_code(source, path: str, *, module: str = "", is_package: bool = Fals
         nodes = {}
         plan = plan_source(tree, source, path, module=module, is_package=is_package,
                            mechanism=mechanism, future_flags=True, nodes=nodes)
-        if plan.rewrite:
+        if plan.changes_module:
             # a module asked for natively may take the rewrite (``Plan.takes_rewrite``)
             tree = emit_native(tree, plan) if plan.mechanism == "native" \
                 else emit(tree, plan, nodes)
         # lazy ``from __future__`` imports are out of the tree: their features are flags
-        return compile(tree, path, "exec", plan.future_flags if plan.rewrite else 0,
+        return compile(tree, path, "exec", plan.future_flags if plan.changes_module else 0,
                        dont_inherit=True, optimize=optimize)
     finally:
         if collecting:

@@ -196,15 +196,15 @@ def prepare(argv):
     if options.kind == "module":
         return run_module(options.target, options.args)
     if options.kind == "code":
-        return run_source(options.target, "<string>", ["-c", *options.args], rewrite=enabled)
+        return run_source(options.target, "<string>", ["-c", *options.args], lazy=enabled)
     if options.kind == "stdin":
         try:
             source = sys.stdin.buffer.read()
         except (OSError, ValueError, AttributeError) as exc:
             sys.stderr.write(f"{PROG}: can't read standard input: {exc}\n")
             return 2
-        return run_source(source, "<stdin>", ["-", *options.args], rewrite=enabled)
-    return run_script(path, options.args, rewrite=enabled)
+        return run_source(source, "<stdin>", ["-", *options.args], lazy=enabled)
+    return run_script(path, options.args, lazy=enabled)
 
 
 def _summary_asked() -> bool:
@@ -376,7 +376,7 @@ def _is_own_frame(filename: str, own) -> bool:
 # ------------------------------------------------------------------ -c and stdin
 
 
-def run_source(source, filename: str, argv, *, rewrite: bool):
+def run_source(source, filename: str, argv, *, lazy: bool):
     """``python -c CODE`` (filename ``<string>``) or ``python -`` (``<stdin>``)."""
     from _frozen_importlib import BuiltinImporter
 
@@ -384,7 +384,7 @@ def run_source(source, filename: str, argv, *, rewrite: bool):
     sys.argv = list(argv)
     main, restore = _new_main(__loader__=BuiltinImporter, __spec__=None)
     try:
-        code = _source_code(source, filename, rewrite)
+        code = _source_code(source, filename, lazy)
     except BaseException as exc:
         restore()
         return report(exc, compiling=True)
@@ -419,17 +419,17 @@ def _register_source(exc, source, filename) -> None:
         tb = tb.tb_next
 
 
-def _source_code(source, filename, rewrite):
+def _source_code(source, filename, lazy):
     """Compile source that no file holds, rewritten when it has an import to defer
     (no cache: the rewriter is imported only when the text says ``import``)."""
     data = source.encode("utf-8", "surrogateescape") if isinstance(source, str) else source
-    if not (rewrite and b"import" in data):
+    if not (lazy and b"import" in data):
         if filename == "<string>" and isinstance(source, str):
             # exec() compiles a string as "<string>", as python -c does; compile() would
             # first make the ast module's classes (PyAST_Check), a third of a start-up
             return source
         return compile(data, filename, "exec", dont_inherit=True)
-    if rewrite:
+    if lazy:
         from lazify._hook import LazifyLoader
 
         # the loader's rewrite, with its fallback to the plain compile (and warning)
@@ -439,7 +439,7 @@ def _source_code(source, filename, rewrite):
 # ------------------------------------------------------------------------ scripts
 
 
-def run_script(path: str, argv, *, rewrite: bool = False):
+def run_script(path: str, argv, *, lazy: bool = False):
     sys.argv = [path, *argv]
     if os.path.isdir(path) or not os.path.isfile(path) or _is_zip(path):
         # A directory or zip with __main__.py: runpy imports it through the import
@@ -458,7 +458,7 @@ def run_script(path: str, argv, *, rewrite: bool = False):
     main, restore = _new_main(__file__=filename, __cached__=None, __spec__=None,
                               __loader__=SourceFileLoader("__main__", filename))
     try:
-        code = _script_code(filename, rewrite)
+        code = _script_code(filename, lazy)
     except BaseException as exc:
         restore()
         return report(exc, compiling=True)
@@ -477,8 +477,8 @@ def _is_zip(path: str) -> bool:
     return True
 
 
-def _script_code(path: str, rewrite: bool = False):
-    """Compile the main script with lazify's rewrite.
+def _script_code(path: str, lazy: bool = False):
+    """Compile the main script, through lazify's loader when ``lazy``.
 
     ``python script.py`` compiles the main script outside the import system, so no hook
     sees it; ``run`` gets its code from lazify's loader instead (module ``__main__``),
@@ -486,7 +486,7 @@ def _script_code(path: str, rewrite: bool = False):
     back to the plain code with a warning if rewriting fails.
     """
     try:
-        if rewrite:
+        if lazy:
             from lazify._hook import LazifyLoader
 
             return LazifyLoader("__main__", path).get_code("__main__")

@@ -41,7 +41,7 @@ def excluding_for(path: str, extra=()) -> frozenset:
 def iter_files(paths, extra_excluding=None, unreadable=None):
     """Yield ``(file, excluding)`` for the Python files named by *paths*, each file once.
 
-    A directory gives the ``.py`` files below it (:func:`walk`); a file is given as it is,
+    A directory gives the ``.py`` files below it (:func:`python_files`); a file is given as it is,
     whatever its name, and a missing one too (reading it reports it).  *excluding* is
     :func:`excluding_for` the path it came from, or None when *extra_excluding* is None
     (``compile``: bytecode never depends on settings).
@@ -54,7 +54,7 @@ def iter_files(paths, extra_excluding=None, unreadable=None):
     for path in paths:
         path = os.fspath(path)
         excluding = None if extra_excluding is None else excluding_for(path, extra_excluding)
-        found = walk(path, unreadable) if os.path.isdir(path) else [path]
+        found = python_files(path, unreadable) if os.path.isdir(path) else [path]
         for file in found:
             key = os.path.realpath(file)
             if key not in seen:
@@ -62,7 +62,7 @@ def iter_files(paths, extra_excluding=None, unreadable=None):
                 yield file, excluding
 
 
-def walk(top: str, unreadable=None) -> list:
+def python_files(top: str, unreadable=None) -> list:
     """The ``.py`` files under *top*, sorted, outside :data:`SKIP_DIRS`, hidden
     directories and virtual environments.
 
@@ -176,9 +176,9 @@ def submodule_imports(path, package: str):
         except (SyntaxError, ValueError):
             tree = None
         own = f"{package}.{sub}" if candidate.endswith("__init__.py") else package
-        walk = () if tree is None else ast.walk(tree) if not (at_import or running) \
+        nodes = () if tree is None else ast.walk(tree) if not (at_import or running) \
             else _running_nodes(tree, functions=not at_import)
-        for node in walk:
+        for node in nodes:
             if isinstance(node, ast.Import):
                 names.update(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom):
@@ -233,14 +233,14 @@ def _running_nodes(tree, functions: bool):
     while stack:
         node = stack.pop()
         yield node
-        if isinstance(node, ast.If) and _type_checking(node.test):
+        if isinstance(node, ast.If) and is_type_checking(node.test):
             stack.extend(node.orelse)
             continue
         stack.extend(child for child in ast.iter_child_nodes(node)
                      if functions or not isinstance(child, _FUNCTIONS))
 
 
-def _type_checking(test) -> bool:
+def is_type_checking(test) -> bool:
     """``TYPE_CHECKING`` or ``typing.TYPE_CHECKING`` (any ``X.TYPE_CHECKING``)."""
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")

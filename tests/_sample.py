@@ -54,3 +54,9 @@ def sample(cases: Iterable, size: int, *, kind: Callable[[str], str] = lambda _i
                                    "runs every case")
     return [pytest.param(c, id=ids(c), marks=() if keep is None or ids(c) in keep else skip)
             for c in cases]
+
+
+#: Marks a test that only ``LAZIFY_FULL_TESTS=1`` runs: one that checks the test
+#: harness itself, or a larger input to a behaviour another default test already checks.
+full_only = pytest.mark.skipif(not full(), reason=f"slow and covered by a default test: "
+                                                  f"{FULL_VARIABLE}=1 runs it")

@@ -17,6 +17,7 @@ import sys
 
 import pytest
 
+from tests._sample import sample
 from tests._scenario import write_tree
 from tests._util import run_python
 
@@ -362,7 +363,9 @@ EVALUATED = {
 }
 
 
-@pytest.mark.parametrize("way", [
+#: Each way of reading an annotations dict first; the default run checks a sample of
+#: eight of them (tests/_sample.py), LAZIFY_FULL_TESTS=1 every one.
+FIRST_READS = [
     "repr(ann)", "str(ann)", "ann == dict(ann)", "ann != {}", "dict(ann)", "{**ann}",
     "ann.copy()", "copy.copy(ann)", "copy.deepcopy(ann)", "pickle.loads(pickle.dumps(ann))",
     "list(ann.values())", "list(ann.items())", "[ann[k] for k in ann]",
@@ -370,7 +373,10 @@ EVALUATED = {
     "typing.get_type_hints(OWNER)", "inspect.get_annotations(OWNER)",
     "inspect.signature(OWNER) if callable(OWNER) and not isinstance(OWNER, type) else 0",
     "[(k, ann.pop(k)) for k in list(ann)]", "ann.setdefault('n')", "ann.update(x=1) or ann",
-])
+]
+
+
+@pytest.mark.parametrize("way", sample(FIRST_READS, 8))
 def test_annotations_evaluated_on_read_first_read(tmp_path, way):
     """Annotations evaluated where they are written (before 3.14; on 3.14+ PEP 649 does
     it): lazify evaluates those of defs and class bodies when the dict is read instead.

@@ -26,8 +26,8 @@ def test_main_without_command_exits_2(capsys):
 ])
 def test_output_to_a_closed_pipe_ends_quietly(tmp_path, argv):
     """`lazify check ... | head`: no BrokenPipeError traceback, exit status 1."""
-    write(tmp_path, "big.py", "".join(f"import a_module_with_a_rather_long_name_{i:05d}_{'x' * 40}\n"
-                                      for i in range(1500)))
+    write(tmp_path, "big.py", "".join(f"import a_module_with_a_rather_long_name_{i:05d}_{'x' * 200}\n"
+                                      for i in range(400)))
     proc = subprocess.Popen([sys.executable, "-m", "lazify", *argv], cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env={**os.environ, "PYTHONPATH": ROOT})

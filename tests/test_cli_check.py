@@ -165,7 +165,7 @@ EVERY_ROW = {
 }
 
 
-ALL_REASONS = sorted(_reasons._WORDS, key=str)
+ALL_REASONS = sorted(_reasons.WORDS, key=str)
 
 
 def whole_word(word: str, line: str) -> list[int]:

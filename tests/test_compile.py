@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 from lazify import _hook
 from lazify._cli import main
 from lazify._compile import compile_paths
-from tests._util import run_python, write
+from tests._util import run_python
 from tests.test_hook import MOD, debug_lines, lazify_pycs, run, write_tree
 
 
@@ -53,7 +54,8 @@ def test_compile_hash_based_and_then_import_hits(tmp_path):
 
 
 def test_compile_waits_out_a_fresh_timestamp(tmp_path):
-    root = write_tree(tmp_path / "app", {"mod.py": MOD}, mtime=None)
+    # modified in the second before this one: still too fresh, and the wait is shortest
+    root = write_tree(tmp_path / "app", {"mod.py": MOD}, mtime=int(time.time()) - 1)
     assert compile_paths([str(root)]) == 0
     [rel] = lazify_pycs(root)
     with open(root / rel, "rb") as f:
@@ -229,7 +231,7 @@ def test_compile_dispatches_to_the_batch_driver(tmp_path, monkeypatch):
 
 
 def test_compile_writes_cache(tmp_path):
-    write(tmp_path, "mod.py", "import json\n")
+    write_tree(tmp_path, {"mod.py": "import json\n"})   # dated back: no second to wait out
     proc = run_python(["-m", "lazify", "compile", str(tmp_path)])
     assert proc.returncode == 0, proc.stderr
     assert any("lazify" in name for name in os.listdir(tmp_path / "__pycache__"))

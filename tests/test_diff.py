@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from lazify._cli import main
+from tests._sample import full_only
 from tests._util import child_env, interpreters, unreadable, write
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -291,10 +292,12 @@ def test_examples_ci_rewritten_copy_runs_like_the_app():
     assert rewritten.stderr.strip().splitlines()[-1] == "[]", rewritten.stderr
 
 
+@full_only
 def test_examples_ci_same_output_on_every_python():
     """The reviewed tree, annotations included, passes `diff --check` on every CPython
     3.10-3.15 found here (tests._util.interpreters; .ci/run gives its venvs): the output
-    does not change with the Python that prints it."""
+    does not change with the Python that prints it. (The default run checks the running
+    Python in test_examples_ci_steps_pass_locally.)"""
     reviewed = os.path.join(ROOT, "examples", "ci", "rewritten", "heavyapp")
     with open(os.path.join(reviewed, "commands", "total.py"), encoding="utf-8") as f:
         total = f.read()

@@ -102,7 +102,7 @@ def test_planner_nodes_and_nodes_found_by_position_give_one_tree(case):
         tree = compile(source, "input.py", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
         plan = plan_module(tree, module="pkg.input", source=source, future_flags=True,
                            nodes=nodes)
-        assert plan.rewrite
+        assert plan.changes_module
         assert nodes is None or len(nodes) == len(plan.references)
         trees.append(ast.dump(emit(tree, plan, nodes), include_attributes=True))
     assert trees[0] == trees[1]

@@ -765,7 +765,7 @@ def test_rewriter_dependency_measurement_is_kept_and_remeasured_when_bad(tmp_pat
         from lazify import _cache
         path = _cache.rewriter_deps_path()
         if {bad!r}:   # both copies: beside lazify's bytecode and the per-user one
-            for kept_at in (path, _cache.rewriter_deps_path(_cache._rewriter_deps_fallback())):
+            for kept_at in (path, _cache.rewriter_deps_path(_cache.rewriter_deps_fallback())):
                 os.makedirs(os.path.dirname(kept_at), 0o700, exist_ok=True)
                 with open(kept_at, "w") as f:
                     f.write("garbage")

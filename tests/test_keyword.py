@@ -321,38 +321,48 @@ INVALID = {
 }
 
 _REPORT = """
-import traceback
-try:
-    import bad
-except SyntaxError as e:
-    print(e.msg, e.lineno, e.offset, e.end_lineno, e.end_offset)
-    print(repr(e.text), e.filename.endswith("bad.py"))
-    print("".join(traceback.format_exception_only(type(e), e)).replace(e.filename, "bad.py"))
+import os, traceback
+for name in sorted(n[:-3] for n in os.listdir(".") if n.startswith("bad")):
+    print("==", name)
+    try:
+        __import__(name)
+    except SyntaxError as e:
+        base = os.path.basename(e.filename)
+        print(e.msg, e.lineno, e.offset, e.end_lineno, e.end_offset)
+        print(repr(e.text), base)
+        print("".join(traceback.format_exception_only(type(e), e)).replace(e.filename, base))
 """
 
 
-@pytest.mark.parametrize("source", INVALID)
 @pytest.mark.parametrize("mode", MODES)
-def test_invalid_uses_raise_315s_syntax_error(tmp_path, source, mode):
+def test_invalid_uses_raise_315s_syntax_error(tmp_path, mode):
     """Inside a function, a class, a ``try``; ``*``; ``__future__``: the SyntaxError
-    3.15 raises, as the traceback shows it (the line and its carets)."""
+    3.15 raises, as the traceback shows it (the line and its carets). One run imports
+    every case (module ``badN``), then each is imported uncaught in a run of its own."""
+    sources = list(INVALID)
     root = write(tmp_path / "app", {"main.py": _REPORT})
-    (root / "bad.py").write_text(source)
+    for i, source in enumerate(sources):
+        (root / f"bad{i}.py").write_text(source)
+        (root / f"uncaught{i}.py").write_text(f"import bad{i}\n")
     proc = _lazified(root, mode)
     assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.splitlines()
-    assert lines[0] == INVALID[source]
-    line = source.splitlines()[int(INVALID[source].split()[-4]) - 1]
-    assert lines[1] == repr(line + "\n") + " True"
+    blocks = proc.stdout.split("== ")[1:]
+    assert len(blocks) == len(sources), proc.stdout
+    for i, (source, block) in enumerate(zip(sources, blocks)):
+        lines = block.splitlines()
+        assert lines[0] == f"bad{i}"
+        assert lines[1] == INVALID[source]
+        line = source.splitlines()[int(INVALID[source].split()[-4]) - 1]
+        assert lines[2] == repr(line + "\n") + f" bad{i}.py"
     native = _run315(["main.py"], root)
     if native is not None:
         assert native.stdout == proc.stdout, native.stderr
     # uncaught: one SyntaxError, not one chained to the plain compile's
-    (root / "main.py").write_text("import bad\n")
-    uncaught = _lazified(root, mode)
-    assert uncaught.returncode == 1
-    assert "During handling" not in uncaught.stderr
-    assert uncaught.stderr.rstrip().endswith("SyntaxError: " + INVALID[source].rsplit(" ", 4)[0])
+    for i, source in enumerate(sources):
+        uncaught = _lazified(root, mode, script=f"uncaught{i}.py")
+        assert uncaught.returncode == 1
+        assert "During handling" not in uncaught.stderr
+        assert uncaught.stderr.rstrip().endswith("SyntaxError: " + INVALID[source].rsplit(" ", 4)[0])
 
 
 TRACEBACK = {

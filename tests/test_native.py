@@ -85,7 +85,7 @@ def test_native_plan_emits_nothing_but_lazy_statements():
         x: "os.PathLike" = None
     ''').encode()
     plan = _plan(data, module="pkg", is_package=True)
-    assert plan.rewrite and plan.mechanism == "native"
+    assert plan.changes_module and plan.mechanism == "native"
     assert plan.references == () and plan.annotation_owners == () and plan.chain_after == ()
     assert emit_cst(data, plan).decode().splitlines()[1:3] == [
         "lazy import json, os", "lazy from . import sub"]

@@ -243,7 +243,7 @@ def test_chain_after_module_level_getattr_and_dir() -> None:
 
 
 @pytest.mark.parametrize(
-    "source, is_package, rewrite",
+    "source, is_package, changes_module",
     [
         pytest.param("x = 1\n", False, False, id="no_imports"),
         pytest.param("x = 1\n", True, True, id="package_without_imports"),
@@ -253,9 +253,9 @@ def test_chain_after_module_level_getattr_and_dir() -> None:
         pytest.param("import json\n__lazy__ = 1\n", False, False, id="reserved_name"),
     ],
 )
-def test_rewrite_flag(source: str, is_package: bool, rewrite: bool) -> None:
+def test_changes_module_flag(source: str, is_package: bool, changes_module: bool) -> None:
     """Whether the emitters touch the module at all."""
-    assert plan_module(ast.parse(source), is_package=is_package).rewrite is rewrite
+    assert plan_module(ast.parse(source), is_package=is_package).changes_module is changes_module
 
 
 if __name__ == "__main__":

@@ -360,7 +360,7 @@ def check_file(path: str) -> tuple[int, int]:
             problems.append(f"routed {ref.name} at {span[0]}:{span[1]} is in an annotation")
     templates = template_loads(tree, plan)
     global_loads = 0
-    if plan.rewrite:
+    if plan.changes_module:
         for span, (node, tab, is_global, annotation) in loads.items():
             if node.id in lazy and is_global and not annotation:
                 global_loads += 1

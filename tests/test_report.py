@@ -12,6 +12,7 @@ import pytest
 
 from lazify import _report, _report_html
 from tests import _browser
+from tests._sample import full_only
 from tests._util import ROOT, run_python
 
 EXAMPLES = os.path.join(ROOT, "examples")
@@ -34,7 +35,7 @@ def report(args, cwd, input=None, env_extra=None):
 
 
 def names(tree):
-    return {node["name"]: node for node, _parent in _report.walk(tree)}
+    return {node["name"]: node for node, _parent in _report.tree_nodes(tree)}
 
 
 # ------------------------------------------------------------------- importtime
@@ -400,23 +401,35 @@ def dump_dom(page) -> tuple[str, list[str]]:
     return proc.stdout, _browser.console_errors(proc.stderr)
 
 
-def test_page_in_a_browser(heavyapp_report):
-    data, page = heavyapp_report
-    dom, errors = dump_dom(page)
-    assert errors == []
+@pytest.fixture(scope="module")
+def heavyapp_in_a_browser(heavyapp_report, tmp_path_factory):
+    """One browser run on the heavyapp page opened on a module (``#module=``): its
+    process (the DOM on stdout, the console on stderr) and its screenshot's PNG bytes."""
+    _data, page = heavyapp_report
+    png = tmp_path_factory.mktemp("browser") / "shot.png"
+    proc = _browser.run_browser(_browser.chromium(), page.as_uri() + "#module=email.message",
+                                "--dump-dom", f"--screenshot={png}", "--window-size=1100,900")
+    assert proc.returncode == 0 and png.exists(), proc.stderr[-2000:]
+    return proc, png.read_bytes()
+
+
+def test_page_in_a_browser(heavyapp_report, heavyapp_in_a_browser):
+    data, _page = heavyapp_report
+    proc, _png = heavyapp_in_a_browser
+    assert _browser.console_errors(proc.stderr) == []
+    dom = proc.stdout
     assert 'data-rendered="ok"' in dom.split(">", 2)[1]
     assert '<div id="errors"></div>' in dom
     headline_matches(dom, data["summary"])
 
 
-def test_page_opens_on_a_module(heavyapp_report):
+def test_page_opens_on_a_module(heavyapp_report, heavyapp_in_a_browser):
     """``#module=NAME`` selects an import as a click does: its details below the charts."""
-    data, page = heavyapp_report
-    browser = _browser.chromium()
-    proc = _browser.run_browser(browser, page.as_uri() + "#module=email.message", "--dump-dom")
+    data, _page = heavyapp_report
+    proc, _png = heavyapp_in_a_browser
     assert _browser.console_errors(proc.stderr) == []
     details = proc.stdout.split('<div id="details">', 1)[1].split("</div>", 1)[0]
-    node = [n for n, _p in _report.walk(data["runs"]["lazy"]["tree"]) if n["name"] == "email.message"][0]
+    node = [n for n, _p in _report.tree_nodes(data["runs"]["lazy"]["tree"]) if n["name"] == "email.message"][0]
     assert details.startswith("lazy run: email.message\n")
     assert f"cumulative {node['cum_us'] / 1000:.2f} ms" in details or \
         f"cumulative {node['cum_us'] / 1000:.1f} ms" in details
@@ -426,6 +439,7 @@ def test_page_opens_on_a_module(heavyapp_report):
         assert f"first used at {use['file']}:{use['line']}" in details
 
 
+@full_only
 def test_page_of_2000_modules(tmp_path):
     """2,000 imports per run, nested 12 deep: drawn, with no console error."""
     def tree(count, depth, status):
@@ -442,7 +456,7 @@ def test_page_of_2000_modules(tmp_path):
                     parent["children"].append(node)
                 parent = node
             nodes.append(chain)
-        for node, _parent in reversed(list(_report.walk(nodes))):
+        for node, _parent in reversed(list(_report.tree_nodes(nodes))):
             node["cum_us"] = node["self_us"] + sum(c["cum_us"] for c in node["children"])
         return nodes
 
@@ -459,6 +473,7 @@ def test_page_of_2000_modules(tmp_path):
         assert _browser.near(counts, _report_html.STATUSES[status][1]) > 1000, status
 
 
+@full_only
 def test_console_errors_are_seen(tmp_path):
     """The checks above fail for a page whose script fails."""
     page = tmp_path / "broken.html"
@@ -477,9 +492,9 @@ def screenshot(page, tmp_path, size="1100,900") -> bytes:
     return png.read_bytes()
 
 
-def test_screenshot_is_not_blank(heavyapp_report, tmp_path):
-    _data, page = heavyapp_report
-    counts = _browser.colour_counts(screenshot(page, tmp_path))
+def test_screenshot_is_not_blank(heavyapp_report, heavyapp_in_a_browser):
+    _data, _page = heavyapp_report
+    counts = _browser.colour_counts(heavyapp_in_a_browser[1])
     assert len(counts) > 50
     total = sum(counts.values())
     background = max(counts.values())
@@ -491,6 +506,7 @@ def test_screenshot_is_not_blank(heavyapp_report, tmp_path):
         assert _browser.near(counts, colour) > 500, status
 
 
+@full_only
 def test_a_blank_screenshot_is_seen(tmp_path):
     """The check above fails on an empty picture."""
     page = tmp_path / "blank.html"
@@ -632,7 +648,7 @@ def test_lazify_that_cannot_be_activated_is_reported(tmp_path):
 
 def test_a_command_that_hangs_is_killed_after_the_timeout(tmp_path):
     write(tmp_path, "hangs.py", "import time\ntime.sleep(60)\n")
-    proc, data = report(["--timeout", "1", "--", sys.executable, "hangs.py"], cwd=tmp_path)
+    proc, data = report(["--timeout", "0.3", "--", sys.executable, "hangs.py"], cwd=tmp_path)
     assert proc.returncode == 1
     assert data["problems"][0] == "the plain run was killed after the timeout"
     assert "Traceback" not in proc.stderr

@@ -30,11 +30,11 @@ def test_skip_dirs_constant_covers_the_documented_names():
     assert {".git", "__pycache__", ".venv", "venv", "build", "dist", "node_modules"} <= _sources.SKIP_DIRS
 
 
-def test_walk_skips_hidden_build_and_virtual_environments(tmp_path):
+def test_python_files_skips_hidden_build_and_virtual_environments(tmp_path):
     for rel in ("a.py", "pkg/__init__.py", "pkg/build/__init__.py", "pkg/build/x.py", "build/gen.py",
                 ".tox/t.py", "env/pyvenv.cfg", "env/lib.py", "notes.txt"):
         write(tmp_path, rel)
-    found = [os.path.relpath(f, tmp_path).replace(os.sep, "/") for f in _sources.walk(str(tmp_path))]
+    found = [os.path.relpath(f, tmp_path).replace(os.sep, "/") for f in _sources.python_files(str(tmp_path))]
     assert found == ["a.py", "pkg/__init__.py", "pkg/build/__init__.py", "pkg/build/x.py"]
 
 

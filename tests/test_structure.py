@@ -1,5 +1,6 @@
 """The shape of lazify's modules, read from their AST: no import cycle between them
-(function-level imports included) and no function over 100 lines."""
+(function-level imports included), no module using another's private names and no
+function over 100 lines."""
 
 import ast
 import os
@@ -101,3 +102,55 @@ def test_no_function_over_100_lines():
                 if node.end_lineno - node.lineno + 1 > LONGEST:
                     long.add(f"{name}.{node.name}")
     assert long == set()
+
+
+def _private_uses(name, is_package, tree, known):
+    """``module._name`` for each private name (one underscore) of another lazify module
+    that ``name`` imports (``from lazify._x import _y``) or reads (``_x._y``)."""
+    package = name if is_package else name.rpartition(".")[0]
+    aliases, found = {}, set()
+
+    def private(module, attr):
+        if attr.startswith("_") and not attr.startswith("__") and f"{module}.{attr}" not in known:
+            found.add(f"{module}.{attr}")
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in known:
+                    aliases[alias.asname or alias.name] = alias.name
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[:len(parts) - node.level + 1] + ([base] if base else []))
+            for alias in node.names:
+                if f"{base}.{alias.name}" in known:
+                    aliases[alias.asname or alias.name] = f"{base}.{alias.name}"
+                elif base in known and base != name:
+                    private(base, alias.name)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and aliases.get(node.value.id, name) != name:
+            private(aliases[node.value.id], node.attr)
+    return found
+
+
+def test_no_module_uses_anothers_private_names():
+    """What a module uses of another is public there: a leading underscore means
+    "this module's own", so renaming it never breaks a module that does not say so."""
+    modules = {name: (is_package, tree) for name, is_package, tree in _modules()}
+    used = set()
+    for name, (is_package, tree) in modules.items():
+        used.update(f"{name}: {use}" for use in _private_uses(name, is_package, tree, modules.keys()))
+    assert used == set()
+
+
+def test_the_private_name_finder_finds_them():
+    source = ("from . import _cache\nfrom ._hook import _never, plain_modules\n"
+              "import lazify._plan as plan\n"
+              "def f():\n    return _cache._read_file, plan._replaced, _cache.read_cached, _never\n"
+              "def g(self):\n    return self._own\n")
+    known = {"lazify", "lazify._cache", "lazify._hook", "lazify._plan", "lazify._x"}
+    assert _private_uses("lazify._x", False, ast.parse(source), known) == {
+        "lazify._cache._read_file", "lazify._hook._never", "lazify._plan._replaced"}

@@ -56,10 +56,10 @@ def _diff(args) -> int:
             differs = True
     if args.check is not None:
         # A reviewed file whose source is gone is a difference too.
-        from lazify._sources import walk
+        from lazify._sources import python_files
 
         produced = {os.path.normpath(rel) for _file, rel, _excluding in files}
-        for file in walk(args.check):
+        for file in python_files(args.check):
             if os.path.normpath(os.path.relpath(file, args.check)) not in produced:
                 print(f"lazify diff: {relative(file)}: no source file for it any more", file=sys.stderr)
                 differs = True

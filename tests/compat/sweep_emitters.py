@@ -83,9 +83,9 @@ def _compare_source(data: bytes, path: str, module: str, is_package: bool, porta
         return SKIPPED, f"{type(e).__name__}: {e}"
     try:
         plan = plan_module(tree, module=module, is_package=is_package, portable=portable)
-        if not plan.rewrite:
+        if not plan.changes_module:
             out = emit_cst(data, plan)
-            return (UNCHANGED, "") if out is data else (MISMATCH, "changed a module with rewrite=False")
+            return (UNCHANGED, "") if out is data else (MISMATCH, "changed a module with changes_module=False")
         expected = ast.dump(emit(tree, plan))
         out = emit_cst(data, plan)
         got = ast.dump(compile(out, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True))
