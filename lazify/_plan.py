@@ -684,8 +684,8 @@ def _own_package_eager(imports, package) -> tuple:
         return name.lazy and not name.explicit and (
             name.module == package or name.module.startswith(prefix))
 
-    return tuple(_replaced(site, names=tuple(
-        _replaced(n, lazy=False, reason=Reason.IMPORT_CYCLE, used_at_import=None,
+    return tuple(replaced(site, names=tuple(
+        replaced(n, lazy=False, reason=Reason.IMPORT_CYCLE, used_at_import=None,
                   unused=False) if own(n) else n for n in site.names))
         if any(own(n) for n in site.names) else site for site in imports)
 

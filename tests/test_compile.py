@@ -9,7 +9,7 @@ import time
 from lazify import _hook
 from lazify._cli import main
 from lazify._compile import compile_paths
-from tests._util import run_python
+from tests._util import run_python, write
 from tests.test_hook import MOD, debug_lines, lazify_pycs, run, write_tree
 
 
