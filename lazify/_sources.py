@@ -141,7 +141,7 @@ def submodule_imports(path, package: str):
     (:func:`lazify._plan.plan_module`)."""
     # read as importlib reads a source, in its get_data (_cache): this runs while a
     # program's import does, and a blocking-call detector allows reads there only
-    from ._cache import _read_file
+    from ._cache import read_file
 
     directory = _os.dirname(_os.abspath(path))
     sources = {}
@@ -153,7 +153,7 @@ def submodule_imports(path, package: str):
             for candidate in (_os.join(directory, sub + ".py"),
                               _os.join(directory, sub, "__init__.py")):
                 try:
-                    sources[sub] = candidate, _read_file(candidate)
+                    sources[sub] = candidate, read_file(candidate)
                     break
                 except OSError:
                     continue
