@@ -28,7 +28,9 @@ def test_output_to_a_closed_pipe_ends_quietly(tmp_path, argv):
     """`lazify check ... | head`: no BrokenPipeError traceback, exit status 1."""
     write(tmp_path, "big.py", "".join(f"import a_module_with_a_rather_long_name_{i:05d}_{'x' * 200}\n"
                                       for i in range(400)))
-    proc = subprocess.Popen([sys.executable, "-m", "lazify", *argv], cwd=tmp_path,
+    # unbuffered: readline takes one line, not a buffer's worth (128 KiB on 3.15, which
+    # could drain the whole output before the pipe is closed)
+    proc = subprocess.Popen([sys.executable, "-m", "lazify", *argv], cwd=tmp_path, bufsize=0,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env={**os.environ, "PYTHONPATH": ROOT})
     proc.stdout.readline()
