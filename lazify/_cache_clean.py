@@ -120,7 +120,9 @@ def clean(paths=(), *, dry_run=False) -> int:
     for path in missing:
         print(f"lazify cache clean: {path}: no such file or directory", file=sys.stderr)
     count = size = failed = 0
-    for path in found([p for p in paths if p not in missing]):
+    # PATHs given and none there: clean nothing (not the default, the whole environment)
+    present = [p for p in paths if p not in missing]
+    for path in found(present) if present or not paths else ():
         try:
             size += os.lstat(path).st_size
             if dry_run:

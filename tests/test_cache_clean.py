@@ -52,10 +52,18 @@ def test_clean_removes_lazify_files_and_leaves_plain_pycs(tmp_path, monkeypatch)
 
 
 def test_clean_a_missing_path_is_one_line(tmp_path):
-    proc = run_python(["-m", "lazify", "cache", "clean", str(tmp_path / "nope")])
+    # a lazify cache file in the per-user directory, which a clean without PATH removes
+    kept = tmp_path / "xdg" / "lazify" / "x" / "m.cpython-311.opt-lazify0v1v0f8h0.pyc"
+    kept.parent.mkdir(parents=True)
+    kept.write_bytes(b"")
+    proc = run_python(["-m", "lazify", "cache", "clean", str(tmp_path / "nope")],
+                      env_extra={"XDG_CACHE_HOME": str(tmp_path / "xdg")})
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines()[0] == \
         f"lazify cache clean: {tmp_path / 'nope'}: no such file or directory"
+    # a mistyped PATH is not "no PATH": the environment's caches are left alone
+    assert proc.stdout == "lazify cache clean: removed 0 files (0.0 MB)\n"
+    assert kept.exists()
 
 
 def test_clean_recognises_every_tag():
