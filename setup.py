@@ -26,7 +26,16 @@ class BuildPyWithPth(build_py):
 
 
 class EditableWheelWithPth(editable_wheel):
-    """``pip install -e .``: the file added to the editable wheel."""
+    """``pip install -e .``: the file added to the editable wheel, and setuptools' "compat"
+    mode by default (a ``.pth`` line naming this directory) rather than its import finder,
+    which imports ``pathlib`` and more at every start of the environment's Python (about
+    10 ms; every test's child process paid it).  ``--config-settings editable_mode=...``
+    still chooses another mode."""
+
+    def finalize_options(self):
+        if not self.mode:
+            self.mode = "compat"
+        super().finalize_options()
 
     def run(self):
         super().run()

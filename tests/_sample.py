@@ -45,14 +45,16 @@ def chosen(ids: Iterable[str], size: int, kind: Callable[[str], str] = lambda _i
 
 
 def sample(cases: Iterable, size: int, *, kind: Callable[[str], str] = lambda _id: "",
-           ids: Callable[[object], str] = str) -> list:
+           ids: Callable[[object], str] = str, unpack: bool = False) -> list:
     """``pytest.param`` of each case: all run under ``LAZIFY_FULL_TESTS=1``; otherwise
-    those outside the sample of SIZE (see :func:`chosen`) are skipped."""
+    those outside the sample of SIZE (see :func:`chosen`) are skipped.  ``unpack``:
+    each case is a tuple of the test's several arguments."""
     cases = list(cases)
     keep = None if full() else chosen([ids(c) for c in cases], size, kind)
     skip = pytest.mark.skip(reason=f"not in the default run's sample: {FULL_VARIABLE}=1 "
                                    "runs every case")
-    return [pytest.param(c, id=ids(c), marks=() if keep is None or ids(c) in keep else skip)
+    return [pytest.param(*(c if unpack else (c,)), id=ids(c),
+                         marks=() if keep is None or ids(c) in keep else skip)
             for c in cases]
 
 

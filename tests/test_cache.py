@@ -8,6 +8,7 @@ import marshal
 import multiprocessing
 import os
 import py_compile
+import shutil
 import sys
 import textwrap
 import threading
@@ -81,13 +82,12 @@ def test_tag_changes_when_the_rewriter_changes(tmp_path):
     """Editing the rewrite pipeline or the runtime gives a new tag (no stale caches in a
     dev tree, a checkout: pyproject.toml beside the package); an installed release's tag
     is its version and cache format only."""
+    # a copy of the whole package: the modules _cache imports must be found in it, not
+    # through the environment's install of lazify
     fake = tmp_path / "lazify"
-    fake.mkdir()
+    shutil.copytree(os.path.dirname(_cache.__file__), fake,
+                    ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "pyproject.toml").write_text("")
-    for name in ("__init__.py", *_cache._SHAPING):
-        (fake / name).write_text("")
-    with open(_cache.__file__, "rb") as f:
-        (fake / "_cache.py").write_bytes(f.read())
     code = "import lazify._cache as c; print(c.FORMAT)"
     first = run_python(code, cwd=tmp_path, env_extra={"PYTHONPATH": str(tmp_path)}, check=True).stdout
     again = run_python(code, cwd=tmp_path, env_extra={"PYTHONPATH": str(tmp_path)}, check=True).stdout

@@ -15,6 +15,7 @@ import time
 
 import pytest
 
+from tests._sample import full_only
 from tests._util import child_env, run_python
 from tests.test_hook import write_tree
 
@@ -358,7 +359,9 @@ def test_read_only_tree_with_a_writable_home_uses_the_per_user_cache(tmp_path):
 # ---------------------------------------------------------- concurrent first starts
 
 
-@pytest.mark.parametrize("defer", ["1", "0"])
+#: "0" (each start rewrites at once) under LAZIFY_FULL_TESTS=1: concurrent writers of one
+#: cache file are tested in-process by tests/test_cache.py by default
+@pytest.mark.parametrize("defer", ["1", pytest.param("0", marks=full_only)])
 def test_concurrent_first_starts_are_correct_and_leave_no_temporary_files(tmp_path, defer):
     root = make_app(tmp_path / "app")
     for i in range(12):

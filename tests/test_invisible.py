@@ -13,6 +13,7 @@ import textwrap
 
 import pytest
 
+from tests._sample import full_only
 from tests._util import run_python
 
 OLD = 1_600_000_000  # sources dated in the past: their bytecode is cacheable
@@ -209,11 +210,12 @@ def _said(proc):
 
 @pytest.mark.parametrize("mechanism", MECHANISMS)
 @pytest.mark.parametrize("flags, env", [
-    (["-W", "error"], {}),
-    (["-X", "dev"], {}),
-    ([], {"PYTHONWARNINGS": "error"}),
-    ([], {}),
-], ids=["W-error", "X-dev", "PYTHONWARNINGS", "default"])
+    pytest.param(["-W", "error"], {}, id="W-error"),
+    # the same filter set another way: LAZIFY_FULL_TESTS=1 (tests/_sample.py)
+    pytest.param(["-X", "dev"], {}, id="X-dev", marks=full_only),
+    pytest.param([], {"PYTHONWARNINGS": "error"}, id="PYTHONWARNINGS", marks=full_only),
+    pytest.param([], {}, id="default"),
+])
 def test_a_failed_rewrite_imports_eagerly_whatever_the_warning_filters(
         tmp_path, mechanism, flags, env):
     root = write_tree(tmp_path, FAILING)

@@ -11,6 +11,7 @@ import textwrap
 
 import pytest
 
+from tests._sample import sample
 from tests._util import ROOT, child_env, run_python, write
 
 EXAMPLES = os.path.join(ROOT, "examples")
@@ -56,13 +57,19 @@ def test_run_stdin_is_python_minus(tree):
     assert lines(plain)[1:4] == lines(lazy)[:3]
 
 
-@pytest.mark.parametrize("target", ["-c", "-"])
-@pytest.mark.parametrize("body, code", [
+#: (target, body, exit status): four of the eight by default, each body once, with one
+#: target or the other (tests/_sample.py); LAZIFY_FULL_TESTS=1 runs all
+CODE_AND_STDIN = [(target, body, code) for target in ("-c", "-") for body, code in (
     ("import sys\nsys.exit(4)\n", 4),
     ("import sys\nsys.exit('bye')\n", 1),
     ("def f():\n    return 1 / 0\nf()\n", 1),
     ("x = (\n", 1),
-])
+)]
+
+
+@pytest.mark.parametrize("target, body, code", sample(
+    CODE_AND_STDIN, 4, kind=lambda i: i.split(" ", 1)[1],
+    ids=lambda case: f"{case[0]} {case[1]!r}", unpack=True))
 def test_run_code_and_stdin_exit_and_traceback_as_python(tree, target, body, code):
     args = [target, body] if target == "-c" else [target]
     stdin = body if target == "-" else None
