@@ -459,10 +459,44 @@ def run_script(path: str, argv, *, lazy: bool = False):
                               __loader__=SourceFileLoader("__main__", filename))
     try:
         code = _script_code(filename, lazy)
+    except (SyntaxError, ValueError) as exc:
+        restore()
+        if _compiles(filename):          # not the source's error (LAZIFY_STRICT=1, a bug)
+            return report(exc, compiling=True)
+        return _python_reports(path, argv)
     except BaseException as exc:
         restore()
         return report(exc, compiling=True)
     return Launch(code, main.__dict__, restore)
+
+
+def _compiles(path: str) -> bool:
+    """Whether the plain compile of the file succeeds."""
+    try:
+        _script_code(path)
+    except (SyntaxError, ValueError, OSError):
+        return False
+    return True
+
+
+def _python_reports(path: str, argv) -> int:
+    """A main script that does not compile: python itself says why, as ``python
+    script.py`` would.  Its file tokenizer words encoding errors and null bytes otherwise
+    than ``compile()`` of the bytes does, and otherwise on each version.  Whatever python
+    does with the file is what happens: it fails to compile there too, before any of its
+    code runs (3.10's tokenizer ends the file at a null byte and runs what precedes it,
+    plainly, as ``python script.py`` does)."""
+    import subprocess
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    command = [sys.executable, *subprocess._args_from_interpreter_flags(), path, *argv]
+    try:
+        return subprocess.run(command).returncode
+    except OSError as exc:
+        sys.stderr.write(f"{PROG}: {path}: cannot be compiled, and {sys.executable} could "
+                         f"not be started to say why: {exc}\n")
+        return 1
 
 
 def _is_zip(path: str) -> bool:
@@ -485,30 +519,13 @@ def _script_code(path: str, lazy: bool = False):
     which uses and fills lazify's bytecode cache like any imported module, and falls
     back to the plain code with a warning if rewriting fails.
     """
-    try:
-        if lazy:
-            from lazify._hook import LazifyLoader
+    if lazy:
+        from lazify._hook import LazifyLoader
 
-            return LazifyLoader("__main__", path).get_code("__main__")
-        with open(path, "rb") as f:
-            source = f.read()
-        return compile(source, path, "exec", dont_inherit=True)
-    except SyntaxError as e:
-        if e.filename is None and "null bytes" in str(e.msg):
-            raise _null_bytes(path) from None
-        raise
-
-
-def _null_bytes(path: str) -> SyntaxError:
-    """``python script.py``'s error for a script holding a null byte (3.11+), which names
-    the file and the line, where ``compile()`` of the bytes names neither."""
+        return LazifyLoader("__main__", path).get_code("__main__")
     with open(path, "rb") as f:
-        data = f.read()
-    at = data.find(b"\0")
-    start = data.rfind(b"\n", 0, at) + 1
-    text = data[start:at].decode("utf-8", "replace")
-    return SyntaxError("source code cannot contain null bytes",
-                       (path, data.count(b"\n", 0, at) + 1, None, text))
+        source = f.read()
+    return compile(source, path, "exec", dont_inherit=True)
 
 
 # ------------------------------------------------------------------------ errors

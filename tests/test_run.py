@@ -200,8 +200,8 @@ def script_dir(tmp_path):
     return tmp_path
 
 
-def lazify_run(*args: str, cwd=None, input=None):
-    return run_python(["-m", "lazify", "run", *args], cwd=cwd, input=input)
+def lazify_run(*args: str, cwd=None, input=None, env=None):
+    return run_python(["-m", "lazify", "run", *args], cwd=cwd, input=input, env_extra=env)
 
 
 def test_run_script_argv_name_and_path(script_dir):
@@ -295,6 +295,28 @@ def test_run_script_syntax_error(tmp_path):
     assert proc.returncode == 1
     assert "SyntaxError" in proc.stderr
     assert "_run.py" not in proc.stderr and "_cli.py" not in proc.stderr
+
+
+@pytest.mark.parametrize("lazy", [True, False], ids=["lazy", "disabled"])
+@pytest.mark.parametrize("data", [
+    pytest.param(b"x = 1\ndef f(:\n    pass\n", id="syntax"),
+    pytest.param(b"x = 1\ny = 2\x00\n", id="null-byte"),
+    pytest.param(b"x = 1\ny = '\xff'\n", id="undecodable"),
+    pytest.param(b"# -*- coding: no-such-codec -*-\nx = 1\n", id="bad-cookie"),
+    pytest.param(b"# -*- coding: latin-1 -*-\nx = '\xff'\ny = (\n", id="latin-1-cookie"),
+])
+def test_run_script_that_does_not_compile_fails_as_python_does(tmp_path, data, lazy):
+    """python compiles the main script with its file tokenizer, whose messages for
+    encodings and null bytes differ from compile()'s, and by version: the same output."""
+    script = tmp_path / "script.py"
+    script.write_bytes(data)
+    env = None if lazy else {"LAZIFY_DISABLE": "1"}
+    proc = lazify_run(str(script), env=env)
+    plain = run_python([str(script)])
+    assert (proc.returncode, proc.stdout, proc.stderr) == \
+        (plain.returncode, plain.stdout, plain.stderr)
+    if not (sys.version_info < (3, 11) and b"\x00" in data):   # 3.10 stops at the byte
+        assert plain.returncode == 1 and "Error" in plain.stderr
 
 
 def test_run_missing_script(tmp_path):
