@@ -385,6 +385,11 @@ def run_source(source, filename: str, argv, *, lazy: bool):
     main, restore = _new_main(__loader__=BuiltinImporter, __spec__=None)
     try:
         code = _source_code(source, filename, lazy)
+    except (SyntaxError, ValueError) as exc:
+        restore()
+        if filename == "<stdin>" and not _compiles(source, filename):
+            return _python_reports(["-", *argv[1:]], source)
+        return report(exc, compiling=True)
     except BaseException as exc:
         restore()
         return report(exc, compiling=True)
@@ -461,41 +466,44 @@ def run_script(path: str, argv, *, lazy: bool = False):
         code = _script_code(filename, lazy)
     except (SyntaxError, ValueError) as exc:
         restore()
-        if _compiles(filename):          # not the source's error (LAZIFY_STRICT=1, a bug)
+        if _compiles(None, filename):    # not the source's error (LAZIFY_STRICT=1, a bug)
             return report(exc, compiling=True)
-        return _python_reports(path, argv)
+        return _python_reports([path, *argv])
     except BaseException as exc:
         restore()
         return report(exc, compiling=True)
     return Launch(code, main.__dict__, restore)
 
 
-def _compiles(path: str) -> bool:
-    """Whether the plain compile of the file succeeds."""
+def _compiles(data, filename: str) -> bool:
+    """Whether the plain compile of ``data`` (None: of the file) succeeds."""
     try:
-        _script_code(path)
+        if data is None:
+            _script_code(filename)
+        else:
+            compile(data, filename, "exec", dont_inherit=True)
     except (SyntaxError, ValueError, OSError):
         return False
     return True
 
 
-def _python_reports(path: str, argv) -> int:
-    """A main script that does not compile: python itself says why, as ``python
-    script.py`` would.  Its file tokenizer words encoding errors and null bytes otherwise
-    than ``compile()`` of the bytes does, and otherwise on each version.  Whatever python
-    does with the file is what happens: it fails to compile there too, before any of its
-    code runs (3.10's tokenizer ends the file at a null byte and runs what precedes it,
-    plainly, as ``python script.py`` does)."""
+def _python_reports(args, stdin: bytes | None = None) -> int:
+    """A main script (or standard input) that does not compile: python itself says why,
+    as ``python ARGS`` would.  Its file tokenizer words encoding errors and null bytes
+    otherwise than ``compile()`` of the bytes does, and otherwise on each version.
+    Whatever python does with the source is what happens: it fails to compile there too,
+    before any of its code runs (3.10's tokenizer ends a file at a null byte and runs what
+    precedes it, plainly, as ``python script.py`` does)."""
     import subprocess
 
     sys.stdout.flush()
     sys.stderr.flush()
-    command = [sys.executable, *subprocess._args_from_interpreter_flags(), path, *argv]
+    command = [sys.executable, *subprocess._args_from_interpreter_flags(), *args]
     try:
-        return subprocess.run(command).returncode
+        return subprocess.run(command, input=stdin).returncode
     except OSError as exc:
-        sys.stderr.write(f"{PROG}: {path}: cannot be compiled, and {sys.executable} could "
-                         f"not be started to say why: {exc}\n")
+        sys.stderr.write(f"{PROG}: {args[0]}: cannot be compiled, and {sys.executable} "
+                         f"could not be started to say why: {exc}\n")
         return 1
 
 

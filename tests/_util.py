@@ -46,10 +46,11 @@ def run_python(
     cwd: str | os.PathLike[str] | None = None,
     env_extra: Mapping[str, str | None] | None = None,
     check: bool = False,
-    input: str | None = None,
+    input: str | bytes | None = None,
     timeout: float = 120,
 ) -> subprocess.CompletedProcess:
-    """Run ``sys.executable`` in a subprocess and return the completed process (text mode).
+    """Run ``sys.executable`` in a subprocess and return the completed process (text mode,
+    unless ``input`` is bytes).
 
     :param code_or_args: a string is run as ``python -c CODE``; a sequence is the argument
         list after the interpreter (``["-m", "lazify", "check", "x.py"]``).
@@ -66,7 +67,7 @@ def run_python(
         env=child_env(env_extra),
         input=input,
         capture_output=True,
-        text=True,
+        text=not isinstance(input, bytes),
         timeout=timeout,
     )
     if check and proc.returncode != 0:

@@ -315,6 +315,11 @@ def test_run_script_that_does_not_compile_fails_as_python_does(tmp_path, data, l
     plain = run_python([str(script)])
     assert (proc.returncode, proc.stdout, proc.stderr) == \
         (plain.returncode, plain.stdout, plain.stderr)
+    # the same source on standard input (python -)
+    stdin = run_python(["-m", "lazify", "run", "-"], input=data, env_extra=env)
+    plain_stdin = run_python(["-"], input=data)
+    assert (stdin.returncode, stdin.stdout, stdin.stderr) == \
+        (plain_stdin.returncode, plain_stdin.stdout, plain_stdin.stderr)
     if not (sys.version_info < (3, 11) and b"\x00" in data):   # 3.10 stops at the byte
         assert plain.returncode == 1 and "Error" in plain.stderr
 
