@@ -705,3 +705,19 @@ def test_output_that_varies_by_itself_is_compared_on_the_exit_status(tmp_path):
     proc, data = report(["--rounds", "2", "--", sys.executable, "clock.py"], cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert data["output"]["compared"] == "exit status" and data["summary"]["same_output"]
+
+
+@pytest.mark.parametrize("speedup, said", [(2.09, "(2.09x faster)"), (0.93, "(0.93x, slower)")])
+def test_summary_line_says_faster_or_slower_as_the_page_does(speedup, said):
+    import io
+
+    from lazify._cli.report import _print_summary
+
+    data = synthetic_report([], [], time_plain_ms=500.0, time_lazy_ms=239.2, speedup=speedup,
+                            modules_plain=294, modules_lazy=155, peak_rss_plain_mib=35.5,
+                            peak_rss_lazy_mib=19.4)
+    out = io.StringIO()
+    _print_summary(data, "r.html", out)
+    first = out.getvalue().splitlines()[0]
+    assert first == (f"lazify report: start-up 500.0 ms plain, 239.2 ms lazy {said}; "
+                     "modules 294 -> 155; peak RSS 35.5 -> 19.4 MiB")

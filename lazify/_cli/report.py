@@ -91,12 +91,19 @@ def _progress(n, total, kind, mode):
     sys.stderr.flush()
 
 
+def _verdict(speedup) -> str:
+    """The median ratio plain / lazy in words, as the page says it."""
+    if speedup is None:
+        return "no ratio"
+    return f"{speedup}x faster" if speedup >= 1 else f"{speedup}x, slower"
+
+
 def _print_summary(report, output, out):
     s = report["summary"]
     lines = []
     if s["time_plain_ms"] is not None and s["time_lazy_ms"] is not None:
         lines.append(f"start-up {s['time_plain_ms']} ms plain, {s['time_lazy_ms']} ms lazy "
-                     f"({s['speedup']}x); modules {s['modules_plain']} -> {s['modules_lazy']}; "
+                     f"({_verdict(s['speedup'])}); modules {s['modules_plain']} -> {s['modules_lazy']}; "
                      f"peak RSS {s['peak_rss_plain_mib']} -> {s['peak_rss_lazy_mib']} MiB")
     for problem in report["problems"]:
         lines.append(f"problem: {problem}")
