@@ -64,10 +64,12 @@ def pytest_load_initial_conftests(early_config, parser, args):
     options = config.known_args_namespace
     mechanism = getattr(options, "lazify_mechanism", None)
     extra = [name for name in getattr(options, "lazify_excluding", ()) or () if name]
-    from lazify import _import_record
+    from lazify import _hook, _import_record
 
+    # a test run asked for lazy imports: lazy from the first (CI) run where the cache can
+    # be written, not served plain until a later one
+    _hook.defer_unless_set(_hook.WHERE_UNCACHED)
     if asked or mechanism or extra:
-        from lazify import _hook
         from lazify._run import resolve_settings
 
         try:

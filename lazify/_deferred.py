@@ -17,7 +17,7 @@ environment (a marker remembers it) what to do about it.
 import os
 import sys
 
-from . import _cache
+from . import _cache, _os
 
 #: the code the child runs: ``python -I -S -c CHILD PACKAGE_PARENT ARGS...``
 CHILD = ("import sys; sys.path.insert(0, sys.argv[1]); "
@@ -68,27 +68,28 @@ def finish(missed, warn=True, debug=None) -> list:
 def can_cache(source_path: str) -> bool:
     """Whether lazify's cache file for this source can be written (``__pycache__``
     or the per-user directory); ``sys.dont_write_bytecode`` is the caller's."""
-    directory = os.path.dirname(_cache.cache_path(source_path) or "")
+    # called while a program's import runs: the interpreter's functions (lazify._os)
+    directory = _os.dirname(_cache.cache_path(source_path) or "")
     return (directory != "" and _can_create(directory)) or _fallback_usable()
 
 
 def _can_create(directory: str) -> bool:
     """Whether a file can be created in ``directory`` (or the directory itself,
     in the nearest ancestor that exists)."""
-    while directory and not os.path.isdir(directory):
-        parent = os.path.dirname(directory)
+    while directory and not _os.isdir(directory):
+        parent = _os.dirname(directory)
         if parent == directory:
             return False
         directory = parent
-    return bool(directory) and os.access(directory, os.W_OK | os.X_OK)
+    return bool(directory) and _os.access(directory, _os.W_OK_X_OK)
 
 
 def _fallback_usable() -> bool:
     root = _cache.fallback_root()
     if root is None:
         return False
-    if os.path.isdir(root):
-        return _cache.fallback_trusted(root) and os.access(root, os.W_OK | os.X_OK)
+    if _os.isdir(root):
+        return _cache.fallback_trusted(root) and _os.access(root, _os.W_OK_X_OK)
     return _can_create(root)
 
 

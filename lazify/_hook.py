@@ -76,9 +76,16 @@ _first_waiting = 0.0
 _handing = _thread.allocate_lock()
 
 #: whether a cache miss is served from the plain pyc and rewritten out of the
-#: start-up path (True), or rewritten at once (False); None: not read yet
+#: start-up path (True), or rewritten at once (False), or rewritten at once only where
+#: the rewrite can be cached (:data:`WHERE_UNCACHED`); None: not read yet
 #: (``LAZIFY_DEFER_REWRITE``, :func:`set_defer_rewrite`)
 _DEFER = None
+
+#: :func:`set_defer_rewrite`'s third choice, for the commands that ask for a lazy run
+#: (``lazify run``, ``pytest --lazify``): a miss is rewritten at once and cached (one
+#: slower start, lazy from the first), and served plain only where the rewrite cannot be
+#: cached (where it would be paid again at every start)
+WHERE_UNCACHED = "where-uncached"
 
 
 class _State(_thread._local):
@@ -179,12 +186,19 @@ def _deferring() -> bool:
     return _DEFER
 
 
-def set_defer_rewrite(defer: bool) -> None:
+def set_defer_rewrite(defer) -> None:
     """Serve a module missing from lazify's cache from its plain pyc and rewrite
     it after the program (True, the default), or rewrite it at once (False:
-    every first start lazy, and as slow as the rewrite)."""
+    every first start lazy, and as slow as the rewrite), or rewrite it at once where
+    the rewrite can be cached and serve it plain where not (:data:`WHERE_UNCACHED`)."""
     global _DEFER
-    _DEFER = bool(defer)
+    _DEFER = defer if defer == WHERE_UNCACHED else bool(defer)
+
+
+def defer_unless_set(defer) -> None:
+    """:func:`set_defer_rewrite`, unless ``LAZIFY_DEFER_REWRITE`` chose already."""
+    if os.environ.get("LAZIFY_DEFER_REWRITE") is None:
+        set_defer_rewrite(defer)
 
 
 def _strict() -> bool:
@@ -438,7 +452,8 @@ class LazifyLoader(SourceFileLoader):
                                            st.st_mtime, st.st_size) is not None:
                     stats["plain"] += 1
                     return SourceFileLoader(fullname, self.path).get_code(fullname)
-        if _deferring():
+        defer = _deferring()
+        if defer and (defer is True or not _can_cache(source_path)):
             code = self._deferred(fullname, source_path)
             if code is not None:
                 return code

@@ -40,6 +40,9 @@ getuid = getattr(_system, "getuid", None)
 posix_spawn = getattr(_system, "posix_spawn", None)
 waitpid = getattr(_system, "waitpid", None)
 waitstatus_to_exitcode = getattr(_system, "waitstatus_to_exitcode", None)
+access = _system.access
+#: ``access``'s mode: a file can be created in a directory that has both
+W_OK_X_OK = _system.W_OK | _system.X_OK
 
 #: the path separator and every character that separates (``/`` and ``\\`` on Windows)
 sep = _external.path_sep

@@ -188,6 +188,8 @@ def prepare(argv):
     if enabled:
         from lazify import _hook
 
+        # asked for a lazy run: lazy from the first run where the cache can be written
+        _hook.defer_unless_set(_hook.WHERE_UNCACHED)
         _hook.install(enabled=True, excluding=settings[1], mechanism=settings[2])
     if options.summary or _summary_asked():
         from lazify import _import_record

@@ -356,6 +356,29 @@ def test_read_only_tree_with_a_writable_home_uses_the_per_user_cache(tmp_path):
             os.chmod(d, 0o755)
 
 
+# ------------------------------------------------------ lazify run: lazy from the first
+
+
+@pytest.mark.parametrize("env, lazy", [({}, True), ({"PYTHONDONTWRITEBYTECODE": "1"}, False)],
+                         ids=["cache-writable", "no-writable-cache"])
+def test_lazify_run_is_lazy_from_its_first_run_where_the_cache_can_be_written(
+        tmp_path, env, lazy):
+    """``lazify run`` asks for a lazy run: a miss is rewritten at once and cached where
+    it can be (the first run lazy), served plain where it cannot; LAZIFY_DEFER_REWRITE=1
+    gives the default of an enabled environment's starts back."""
+    root = tmp_path / "app"
+    write_tree(root, {"main.py": "import sys, mod\nprint('heavy' in sys.modules, mod.double(2))\n",
+                      "mod.py": MOD, "heavy.py": HEAVY})
+    extra = {**DEFERRED, "XDG_CACHE_HOME": str(root / ".xdg"), **env}
+    first = run_python(["-m", "lazify", "run", "main.py"], cwd=root, env_extra=extra, check=True)
+    assert first.stdout == f"{not lazy} 4\n"
+    assert bool(lazify_pycs(root)) is lazy            # written by the run itself, at once
+    shutil.rmtree(root / "__pycache__", ignore_errors=True)
+    asked = run_python(["-m", "lazify", "run", "main.py"], cwd=root,
+                       env_extra={**extra, "LAZIFY_DEFER_REWRITE": "1"}, check=True)
+    assert asked.stdout == "True 4\n"                  # served plain: heavy imported eagerly
+
+
 # ---------------------------------------------------------- concurrent first starts
 
 

@@ -71,6 +71,24 @@ def test_on_defers_and_summarises(project, flag):
     ])
 
 
+@pytest.mark.parametrize("env, lazy", [({}, True), ({"PYTHONDONTWRITEBYTECODE": "1"}, False)],
+                         ids=["cache-writable", "no-writable-cache"])
+def test_first_run_is_lazy_where_the_cache_can_be_written(project, monkeypatch, env, lazy):
+    """A test run that asks for lazy imports is lazy from its first run (a CI job's every
+    run): misses are rewritten at once where the rewrite can be cached, not served plain
+    until a later run as at a start of an enabled environment; where it cannot be cached,
+    served plain (the rewrite would be paid at every run), and the summary says so."""
+    monkeypatch.delenv("LAZIFY_DEFER_REWRITE")          # lazify's default, not the suite's
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    result = project.runpytest_subprocess("-s", "--lazify", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+    assert f"UNUSED-RAN {not lazy}" in result.stdout.str()
+    # the summary lists mylib's deferred import only when mylib was rewritten
+    assert ("  mylib:2: import unused_dep" in result.outlines) is lazy
+
+
 def test_addopts(project):
     project.makeini("[pytest]\naddopts = --lazify\n")
     result = project.runpytest_subprocess("-s")
