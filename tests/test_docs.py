@@ -1,6 +1,7 @@
-"""The documents: every relative link in README.md and docs/*.md resolves (the file exists;
-a ``#anchor`` names a heading of that file, in GitHub's anchor form), and the reason table
-of docs/how-it-works.md lists exactly the codes of lazify._reasons."""
+"""The documents: every relative link in README.md, docs/*.md and the benchmark notes
+(benchmarks/results/*.md) resolves (the file exists; a ``#anchor`` names a heading of that
+file, in GitHub's anchor form), and the reason table of docs/how-it-works.md lists exactly
+the codes of lazify._reasons."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from lazify._reasons import Reason
 from tests._util import ROOT
 
 DOCUMENTS = sorted(
-    [os.path.join(ROOT, "README.md"), *glob.glob(os.path.join(ROOT, "docs", "*.md"))])
+    [os.path.join(ROOT, "README.md"), *glob.glob(os.path.join(ROOT, "docs", "*.md")),
+     *glob.glob(os.path.join(ROOT, "benchmarks", "results", "*.md"))])
 
 #: ``[text](target)`` and ``![alt](target)``; the target ends at the first space or ``)``
 LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
