@@ -91,6 +91,14 @@ def test_a_broken_link_is_seen(tmp_path):
     assert relative_links(str(page)) == ["there.md#here", "missing.md"]
 
 
+def test_the_results_index_links_every_benchmark_note():
+    """Each dated note in benchmarks/results/ is linked from that folder's README."""
+    folder = os.path.join(ROOT, "benchmarks", "results")
+    linked = set(relative_links(os.path.join(folder, "README.md")))
+    notes = {os.path.basename(p) for p in glob.glob(os.path.join(folder, "*.md"))} - {"README.md"}
+    assert not notes - linked, f"not in benchmarks/results/README.md: {sorted(notes - linked)}"
+
+
 def reason_table() -> list[str]:
     """The codes in the first column of the table under "Eligibility and reason codes"."""
     with open(os.path.join(ROOT, "docs", "how-it-works.md"), encoding="utf-8") as f:
