@@ -1,6 +1,7 @@
-"""The documents: every relative link in README.md and docs/*.md resolves (the file exists;
-a ``#anchor`` names a heading of that file, in GitHub's anchor form), and the reason table
-of docs/how-it-works.md lists exactly the codes of lazify._reasons."""
+"""The documents: every relative link in README.md, docs/*.md and the benchmark notes
+(benchmarks/results/*.md) resolves (the file exists; a ``#anchor`` names a heading of that
+file, in GitHub's anchor form), and the reason table of docs/how-it-works.md lists exactly
+the codes of lazify._reasons."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from lazify._reasons import Reason
 from tests._util import ROOT
 
 DOCUMENTS = sorted(
-    [os.path.join(ROOT, "README.md"), *glob.glob(os.path.join(ROOT, "docs", "*.md"))])
+    [os.path.join(ROOT, "README.md"), *glob.glob(os.path.join(ROOT, "docs", "*.md")),
+     *glob.glob(os.path.join(ROOT, "benchmarks", "results", "*.md"))])
 
 #: ``[text](target)`` and ``![alt](target)``; the target ends at the first space or ``)``
 LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
@@ -87,6 +89,14 @@ def test_a_broken_link_is_seen(tmp_path):
     page.write_text("[a](there.md#here) [b](missing.md) `[c](in-code.md)`\n"
                     "[d](https://example.org/x.md)\n", encoding="utf-8")
     assert relative_links(str(page)) == ["there.md#here", "missing.md"]
+
+
+def test_the_results_index_links_every_benchmark_note():
+    """Each dated note in benchmarks/results/ is linked from that folder's README."""
+    folder = os.path.join(ROOT, "benchmarks", "results")
+    linked = set(relative_links(os.path.join(folder, "README.md")))
+    notes = {os.path.basename(p) for p in glob.glob(os.path.join(folder, "*.md"))} - {"README.md"}
+    assert not notes - linked, f"not in benchmarks/results/README.md: {sorted(notes - linked)}"
 
 
 def reason_table() -> list[str]:
