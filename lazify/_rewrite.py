@@ -87,6 +87,8 @@ def _start_with_imports_done(tree) -> None:
     at the line of the statement it comes before."""
     import ast
 
+    from ._entry_points import AUDIT, AUDIT_CALL
+
     body = tree.body
     index = 0
     if body and type(body[0]) is ast.Expr and type(body[0].value) is ast.Constant \
@@ -100,11 +102,11 @@ def _start_with_imports_done(tree) -> None:
     call = ast.Call(
         func=ast.Attribute(
             value=ast.Call(func=ast.Name(id="__import__", ctx=ast.Load()),
-                           args=[ast.Constant("lazify._audit"), ast.Constant(None),
-                                 ast.Constant(None), ast.Tuple([ast.Constant("imports_done")],
+                           args=[ast.Constant(AUDIT), ast.Constant(None),
+                                 ast.Constant(None), ast.Tuple([ast.Constant(AUDIT_CALL)],
                                                                ast.Load())],
                            keywords=[]),
-            attr="imports_done", ctx=ast.Load()),
+            attr=AUDIT_CALL, ctx=ast.Load()),
         args=[ast.Name(id="__name__", ctx=ast.Load())], keywords=[])
     statement = ast.Expr(call)
     for node in ast.walk(statement):

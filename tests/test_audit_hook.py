@@ -176,3 +176,13 @@ def test_pip_install_of_a_local_wheel(tmp_path):
         assert "Successfully installed tinypkg-1.0" in proc.stdout
         assert "import of" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
         assert (target / "tinypkg" / "__init__.py").exists()
+
+
+def test_the_call_the_emitted_code_makes_exists():
+    """The module and function the emitted call names (lazify._entry_points: a change
+    needs a bump of the cache format)."""
+    import importlib
+
+    from lazify import _entry_points as ep
+
+    assert callable(getattr(importlib.import_module(ep.AUDIT), ep.AUDIT_CALL))
