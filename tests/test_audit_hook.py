@@ -116,6 +116,9 @@ def test_check_says_why_the_imports_stay_eager(tmp_path, mechanism):
     out = run_python(["-m", "lazify", "check", "--mechanism", mechanism, "app/install.py"],
                      cwd=tmp_path)
     assert "audit hook (sys.addaudithook)" in out.stdout, out.stdout + out.stderr
+    assert "app/install.py: adds an audit hook: when it is imported, the deferred imports of " \
+           "app's loaded modules are done, and app's imports stay eager from then on " \
+           "(audit-hook)" in out.stdout, out.stdout
     # the other modules of the package stay lazy
     other = run_python(["-m", "lazify", "check", "--mechanism", mechanism, "app/cli.py"],
                        cwd=tmp_path)
