@@ -58,6 +58,10 @@ def imports_done(name: str) -> None:
     (until none is left: what one brings may defer more).  An import that fails stays
     pending and fails where it is used, as it would have.  Never raises."""
     try:
+        if name == "__main__":
+            # ``python -m pkg.tool``: the package is the spec's (a script has none)
+            spec = getattr(sys.modules.get(name), "__spec__", None)
+            name = getattr(spec, "name", None) or name
         top = name.partition(".")[0]
         if not top or not _settings.settings.enabled or top in _settings.eager_packages:
             return

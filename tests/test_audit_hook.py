@@ -189,3 +189,28 @@ def test_the_call_the_emitted_code_makes_exists():
     from lazify import _entry_points as ep
 
     assert callable(getattr(importlib.import_module(ep.AUDIT), ep.AUDIT_CALL))
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_a_package_main_adding_an_audit_hook(tmp_path, mechanism):
+    """``python -m tool`` whose ``__main__`` adds the hook: the package is the spec's."""
+    files = {
+        "tool/__init__.py": "",
+        "tool/helper.py": "def value():\n    return 'helped'\n",
+        "tool/other.py": "from tool import helper\ndef run():\n    return helper.value()\n",
+        "tool/__main__.py": """
+            import sys
+            from tool import other
+            def _audit(event, args):
+                if event == "import" and args[0].startswith("tool"):
+                    raise ImportError(f"Blocked import of {args[0]!r}")
+            sys.addaudithook(_audit)
+            print(other.run())
+        """,
+    }
+    for path, text in files.items():
+        write(tmp_path, path, _dedent(text))
+    for args in (["-m", "tool"], ["-m", "lazify", "run", "-m", "tool"]):
+        proc = _run(tmp_path, args, mechanism)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert proc.stdout == "helped\n"
