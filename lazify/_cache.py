@@ -21,11 +21,11 @@ from . import _native, _os, _settings, _version
 #: lazify's version (:mod:`lazify._version`): part of the cache tag
 VERSION = _version.VERSION
 #: Bumped whenever the generated code calls a renamed/changed runtime helper.
-CACHE_FORMAT = 10
+CACHE_FORMAT = 11
 #: A digest of :func:`lazify._entry_points.table`, the names the generated code calls
 #: and what it passes them, when CACHE_FORMAT was last bumped: a test fails when the
 #: table changes and this does not (then bump CACHE_FORMAT and record the new digest).
-ENTRY_POINTS_DIGEST = "2c92a4c95c58bb03"
+ENTRY_POINTS_DIGEST = "d73f2f7c6b18e452"
 
 MAGIC_NUMBER = _bootstrap_external.MAGIC_NUMBER
 _RAW_MAGIC = int.from_bytes(MAGIC_NUMBER, "little")

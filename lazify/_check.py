@@ -282,6 +282,7 @@ def check_file(path: str, excluding, strict: bool, mechanism: str = "rewrite",
         return result
     result["sites"] = sites
     result["takes_rewrite"] = plan.takes_rewrite
+    result["audit_hook"] = plan.audit_hook
     return result
 
 

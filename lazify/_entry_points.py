@@ -70,10 +70,16 @@ METHODS = {
 }
 
 
+#: the call a module that adds an audit hook starts with, on either mechanism
+#: (:mod:`lazify._audit`): ``__import__(AUDIT, None, None, (AUDIT_CALL,)).AUDIT_CALL(__name__)``
+AUDIT = "lazify._audit"
+AUDIT_CALL = "imports_done"
+
+
 def table() -> tuple:
     """Everything above, as one value: what the recorded digest is taken of."""
     return (RUNTIME, FACTORY, NAMESPACE, tuple(sorted(METHODS.items())),
-            tuple(sorted(NAMESPACE_READS.items())))
+            tuple(sorted(NAMESPACE_READS.items())), AUDIT, AUDIT_CALL)
 
 
 def digest() -> str:

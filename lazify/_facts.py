@@ -605,6 +605,8 @@ class _NamespaceUse:
             key = key.value
         elif type(key) is ast.Name and key.id in self.narrowed:
             key = self.narrowed[key.id]
+        elif type(key) is ast.JoinedStr:
+            key = _joined_keys(key, self.narrowed)
         else:
             key = None
         self.forms[id(call)] = (kind, key, consumer)
@@ -1591,3 +1593,23 @@ class _UnusedMarkers:
                 return True
             at = text.find(b"noqa", at + 4)
         return False
+
+
+def _joined_keys(node, narrowed):
+    """The keys an f-string key can be: its constant parts, and names an enclosing ``if
+    name in (...)`` narrows (click's deprecated aliases: ``if name in {"OptionParser",
+    ...}: return globals()[f"_{name}"]``), as a tuple of strings; None if any part is
+    something else (any key)."""
+    keys = ("",)
+    for part in node.values:
+        if type(part) is ast.Constant and type(part.value) is str:
+            keys = tuple(key + part.value for key in keys)
+        elif type(part) is ast.FormattedValue and type(part.value) is ast.Name \
+                and part.value.id in narrowed and part.conversion == -1 \
+                and part.format_spec is None:
+            names = narrowed[part.value.id]
+            keys = tuple(key + name for key in keys
+                         for name in ((names,) if type(names) is str else names))
+        else:
+            return None
+    return keys

@@ -415,6 +415,10 @@ class LazifyLoader(SourceFileLoader):
             return None
         stats["deferred"] += 1
         _debug(f"deferred {fullname}")
+        from ._audit import code_adds_audit_hook, imports_done
+
+        if code_adds_audit_hook(code):
+            imports_done(fullname)     # as the rewrite's code starts (lazify._audit)
         if _miss_pid != os.getpid():
             _first_miss()
         missed.append((fullname, source_path, self._is_pkg(fullname)))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import sys
 
+from ._audit import adds_audit_hook
 from ._facts import ModuleFacts, Span, exclusive, gather, has_docstring, node_span
 from ._names import absolute_name
 from ._reasons import Reason
@@ -296,6 +297,9 @@ class Plan:
     #: treat otherwise than the rewrite gets the rewrite: why ("import-cycle",
     #: "namespace-read"; :func:`_native_takes_rewrite`), "" when it did not
     takes_rewrite: str = ""
+    #: the module adds an audit hook (:mod:`lazify._audit`): its imports stay eager
+    #: (``audit-hook``), and its code starts by doing its package's deferred imports
+    audit_hook: bool = False
 
     def edits(self) -> tuple:
         """Every item an emitter must apply: what :func:`check_applied` checks."""
@@ -442,6 +446,7 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
     # (globals()[k], f_globals) shows PEP 810's proxy
     readers = _readers(tuple(r for r in reads if r.kind != "eval") if native else reads)
     imports, futures = _first_verdicts(tree, facts, readers, native, future_flags)
+    imports, audit_hook = _audit_hook_eager(tree, source, imports)
     lazy_names = frozenset(n.name for site in imports for n in site.names
                            if n.lazy and not ((native or KEYWORD) and n.explicit))
     deferred, deferred_loads = ((), frozenset()) if native else _deferred(facts, imports, lazy_names)
@@ -468,7 +473,7 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
         return Plan(module=module, is_package=is_package, imports=imports, references=(),
                     chain_after=(), header_index=header_index,
                     header_after_line=header_after_line, mechanism=mechanism,
-                    changes_module=not facts.excluded and bool(lazy_names))
+                    changes_module=not facts.excluded and bool(lazy_names), audit_hook=audit_hook)
     references, templates = _references(facts, lazy_names, deferred_loads, nodes)
     fallback_names = _fallback_names(facts, lazy_names)
     # an excluded module's explicit ``lazy`` statements are lazy all the same: the
@@ -480,7 +485,7 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
     if not rewrite:
         return Plan(module=module, is_package=is_package, imports=imports, references=(),
                     chain_after=(), header_index=header_index,
-                    header_after_line=header_after_line, changes_module=False)
+                    header_after_line=header_after_line, changes_module=False, audit_hook=audit_hook)
     owners = _annotation_owners(facts, deferred, lazy_names)
     return Plan(
         module=module, is_package=is_package, imports=imports,
@@ -496,7 +501,25 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
         namespace_reads=reads if lazy_names else (),
         deferred_annotations=tuple(sorted((item for _owner, item in deferred),
                                           key=lambda item: item.span)),
-        future_flags=_flags(tree, futures))
+        future_flags=_flags(tree, futures), audit_hook=audit_hook)
+
+
+def _audit_hook_eager(tree, source, imports) -> tuple:
+    """``(imports, whether the module adds an audit hook)``: if it does
+    (:mod:`lazify._audit`), every name lazify would defer in ``imports`` is eager
+    (``audit-hook``); a ``lazy`` statement of the source's own stays lazy, as PEP 810
+    has it, and so does a ``from __future__`` import, whose features are the compiler's."""
+    if not adds_audit_hook(tree, source):
+        return imports, False
+    reason = Reason.AUDIT_HOOK
+
+    def deferred(name):
+        return name.lazy and not name.explicit and name.module != "__future__"
+
+    return tuple(replaced(site, names=tuple(
+        replaced(n, lazy=False, reason=reason, used_at_import=None, unused=False)
+        if deferred(n) else n for n in site.names))
+        if any(deferred(n) for n in site.names) else site for site in imports), True
 
 
 def _first_verdicts(tree, facts, readers, native, future_flags):

@@ -50,6 +50,7 @@ Reason.SELF_IMPORT = Reason("self-import")
 Reason.NOT_OPTED_IN = Reason("not-opted-in")
 Reason.MACHINERY = Reason("machinery")
 Reason.PLAIN_PACKAGE = Reason("plain-package")
+Reason.AUDIT_HOOK = Reason("audit-hook")
 
 
 WORDS = {
@@ -115,6 +116,11 @@ WORDS = {
         "excluded, or loaded before the hook is installed (importlib, collections, os, "
         "...): nothing there could import a.b when it is read from a, and eagerly the "
         "statement sets a.b for every user of a, so it runs where it is written"
+    ),
+    Reason.AUDIT_HOOK: (
+        "the module adds an audit hook (sys.addaudithook), which may refuse imports from "
+        "then on (pip install): when it is imported, its top-level package's deferred "
+        "imports are done, and that package's imports stay eager from then on"
     ),
     Reason.SIDE_EFFECTS: (
         "never read, and kept for what importing it does: marked unused on purpose "

@@ -70,9 +70,46 @@ def rewrite_code(source, path: str, *, module: str = "", is_package: bool = Fals
             # a module asked for natively may take the rewrite (``Plan.takes_rewrite``)
             tree = emit_native(tree, plan) if plan.mechanism == "native" \
                 else emit(tree, plan, nodes)
+        if plan.audit_hook:
+            _start_with_imports_done(tree)
         # lazy ``from __future__`` imports are out of the tree: their features are flags
         return compile(tree, path, "exec", plan.future_flags if plan.changes_module else 0,
                        dont_inherit=True, optimize=optimize)
     finally:
         if collecting:
             gc.enable()
+
+
+def _start_with_imports_done(tree) -> None:
+    """Put ``__import__("lazify._audit", None, None, ("imports_done",))
+    .imports_done(__name__)`` first in the module after its docstring and ``from
+    __future__`` imports (a module that adds an audit hook: :mod:`lazify._audit`),
+    at the line of the statement it comes before."""
+    import ast
+
+    from ._entry_points import AUDIT, AUDIT_CALL
+
+    body = tree.body
+    index = 0
+    if body and type(body[0]) is ast.Expr and type(body[0].value) is ast.Constant \
+            and type(body[0].value.value) is str:
+        index = 1
+    while index < len(body) and type(body[index]) is ast.ImportFrom \
+            and body[index].module == "__future__" and not body[index].level:
+        index += 1
+    where = body[index] if index < len(body) else (body[-1] if body else None)
+    line = where.lineno if where is not None else 1
+    call = ast.Call(
+        func=ast.Attribute(
+            value=ast.Call(func=ast.Name(id="__import__", ctx=ast.Load()),
+                           args=[ast.Constant(AUDIT), ast.Constant(None),
+                                 ast.Constant(None), ast.Tuple([ast.Constant(AUDIT_CALL)],
+                                                               ast.Load())],
+                           keywords=[]),
+            attr=AUDIT_CALL, ctx=ast.Load()),
+        args=[ast.Name(id="__name__", ctx=ast.Load())], keywords=[])
+    statement = ast.Expr(call)
+    for node in ast.walk(statement):
+        node.lineno = node.end_lineno = line
+        node.col_offset = node.end_col_offset = 0
+    body.insert(min(index, len(body)), statement)

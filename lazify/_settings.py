@@ -14,9 +14,6 @@ import sys
 #: Packages whose import-time order no static rule sees; imports *within*
 #: them stay eager.  Each entry: the reason, and what broke.
 DEFAULT_EXCLUDING = {
-    "pip": "imports once an install has started: pip install adds an audit hook that "
-           "reports every import outside the stdlib from then on (a deprecation warning, "
-           "an error from pip 26.3); its own imports must be done before",
     "sympy": "import-time registration order: `Catalan = S.Catalan` in "
              "sympy.core needs `.numbers` imported first (broke cfn-lint)",
     "alembic": "import order: alembic.context's imports load alembic.ddl before "
@@ -144,7 +141,21 @@ def is_lazy_imports_enabled() -> bool:
 def is_excluded(name: str) -> bool:
     """Whether imports within module ``name`` stay eager."""
     excluding = settings.excluding
-    return within(name, DEFAULT_EXCLUDING if excluding is None else excluding)
+    return within(name, DEFAULT_EXCLUDING if excluding is None else excluding) or (
+        bool(eager_packages) and within(name, eager_packages))
+
+
+#: top-level packages whose imports stay eager for the rest of the process, whatever
+#: the settings: one of their modules adds an audit hook (:mod:`lazify._audit`)
+eager_packages = set()
+
+
+def keep_eager(package: str) -> None:
+    """Keep the imports within ``package`` eager from now on (:mod:`lazify._audit`)."""
+    eager_packages.add(package)
+    settings.generation += 1
+    _excluded_importers.clear()
+    lazy_importers.clear()
 
 
 #: module name -> whether it is excluded, for the settings of now (the hook asks for

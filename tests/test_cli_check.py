@@ -198,9 +198,11 @@ def test_check_text_report_greps(tmp_path):
     out = proc.stdout
     # every reason code and every tag occurs
     # (submodule-order and import-cycle are the native mechanism's: tests/test_native.py;
-    # not-opted-in, machinery and plain-package are tests/test_check_runtime.py's)
+    # not-opted-in, machinery and plain-package are tests/test_check_runtime.py's,
+    # audit-hook tests/test_audit_hook.py's)
     assert set(report["summary"]["eager_by_reason"]) == set(map(str, ALL_REASONS)) - {
-        "submodule-order", "import-cycle", "not-opted-in", "machinery", "plain-package"}
+        "submodule-order", "import-cycle", "not-opted-in", "machinery", "plain-package",
+        "audit-hook"}
     legend = out[out.index("\nTags:\n"):]
     for key, (tag, _meaning) in check_command.TAGS.items():
         if key == "explicit" and sys.version_info < (3, 15):

@@ -296,3 +296,53 @@ def test_writes_through_an_alias_of_globals_at_import_keep_the_module_lazy(tmp_p
     """})
     assert plain == ["ab 1 False False", "alpha ab"]
     assert lazy == ["- 1 False False", "alpha a"]
+
+
+#: click.parser's shape: deprecated aliases served from ``globals()`` by an f-string key
+#: built from a name an ``if name in {...}`` narrows
+ALIASES = """
+    import alpha
+    from beta import NAME as _beta_name
+
+    def _Old():
+        return "old"
+
+    def __getattr__(name):
+        if name in {"Old", "Older"}:
+            return globals()[f"_{name}"]
+        raise AttributeError(name)
+"""
+
+
+def test_an_f_string_key_of_narrowed_names_imports_only_those(tmp_path):
+    plain, lazy = run_both(tmp_path, {"mod.py": ALIASES, "main.py": LOADED + """
+        import mod
+        print(loaded())
+        print(mod.Old(), loaded())
+        try:
+            mod.Older
+        except KeyError as exc:
+            print("KeyError", exc, loaded())
+        print(mod._beta_name, loaded())
+    """})
+    assert plain == ["ab", "old ab", "KeyError '_Older' ab", "beta ab"]
+    assert lazy == ["-", "old -", "KeyError '_Older' -", "beta b"]
+
+
+def test_an_f_string_key_of_narrowed_names_keeps_the_module_native():
+    import ast
+    import textwrap
+
+    from lazify._plan import plan_module
+
+    def takes_rewrite(source):
+        source = textwrap.dedent(source)
+        tree = compile(source, "mod.py", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        return plan_module(tree, module="mod", mechanism="native", source=source).takes_rewrite
+
+    assert takes_rewrite(ALIASES) == ""
+    # a name not narrowed, or a formatted part: any key (natively, the rewrite serves it)
+    assert takes_rewrite(ALIASES.replace('f"_{name}"', 'f"{name.lower()}"')) == "namespace-read"
+    assert takes_rewrite(ALIASES.replace('{name}', '{name!r}')) == "namespace-read"
+    assert takes_rewrite(ALIASES.replace('if name in {"Old", "Older"}:', 'if name:')) \
+        == "namespace-read"

@@ -565,23 +565,6 @@ DEFAULT_EXCLUDED = {
         "main.py": "import _pytest.assertion.rewrite as hook\nhook.install()\nimport fnm\n"
                    "print(fnm.X)\n",
     },
-    "pip": {
-        # pip install's audit hook: an import of a module outside the stdlib once the
-        # install has started is an error (pip 26.3; a deprecation warning before)
-        "pip/__init__.py": "",
-        "pip/install.py": """
-            import sys
-            from pip import wheel
-            def _audit(event, args):
-                if event == "import" and args[0].partition(".")[0] not in sys.stdlib_module_names:
-                    raise ImportError(f"Unexpected import of {args[0]!r} after pip install started")
-            def run():
-                sys.addaudithook(_audit)
-                return wheel.install()
-        """,
-        "pip/wheel.py": "def install():\n    return 'installed'\n",
-        "main.py": "import pip.install\nprint(pip.install.run())\n",
-    },
 }
 
 

@@ -245,6 +245,11 @@ def _print_text_report(results: list[dict], out) -> None:
         if r.get("takes_rewrite"):
             # asked for natively: the verdicts above are the rewrite's (how-it-works)
             out.write(f"{r['path']}: the rewrite, not native lazy imports ({r['takes_rewrite']})\n")
+        if r.get("audit_hook"):
+            top = (r["module"] or "").partition(".")[0] or "this module"
+            out.write(f"{r['path']}: adds an audit hook: when it is imported, the deferred imports "
+                      f"of {top}'s loaded modules are done, and {top}'s imports stay eager from "
+                      "then on (audit-hook)\n")
         out.write("\n")
     s = _summary(results)
     out.write(f"{s['files']} file{'s' if s['files'] != 1 else ''}, ")
