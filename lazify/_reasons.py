@@ -50,6 +50,7 @@ Reason.SELF_IMPORT = Reason("self-import")
 Reason.NOT_OPTED_IN = Reason("not-opted-in")
 Reason.MACHINERY = Reason("machinery")
 Reason.PLAIN_PACKAGE = Reason("plain-package")
+Reason.IMPORT_SYSTEM_PATCH = Reason("import-system-patch")
 
 
 WORDS = {
@@ -115,6 +116,12 @@ WORDS = {
         "excluded, or loaded before the hook is installed (importlib, collections, os, "
         "...): nothing there could import a.b when it is read from a, and eagerly the "
         "statement sets a.b for every user of a, so it runs where it is written"
+    ),
+    Reason.IMPORT_SYSTEM_PATCH: (
+        "a function the module installs into the import system reads it (os.stat = "
+        "checked_stat, a function of os, os.path, io, builtins, sys or importlib replaced "
+        "by one of the module's): the import system calls it while it imports, and the "
+        "first call would import this inside another module's import"
     ),
     Reason.SIDE_EFFECTS: (
         "never read, and kept for what importing it does: marked unused on purpose "
