@@ -93,7 +93,7 @@ def patch_readers(tree, sites, stores, global_loads, module_bound) -> dict:
                 for sub in ast.walk(statement):
                     if type(sub) is ast.Assign:
                         for t in sub.targets:
-                            values[id(t)] = sub.value
+                            _pair(t, sub.value, values)
             value = values.get(id(target))
         if value is not None and _may_install(value, module_bound):
             installed.append((value, target.lineno))
@@ -108,6 +108,16 @@ def patch_readers(tree, sites, stores, global_loads, module_bound) -> dict:
         for name in _reads(_functions(value, defs), defs, load_of):
             readers.setdefault(name, line)
     return readers
+
+
+def _pair(target, value, values) -> None:
+    """Map each target of an assignment to its value (``os.stat, os.lstat = f, g``
+    element by element)."""
+    values[id(target)] = value
+    if type(target) in (ast.Tuple, ast.List) and type(value) in (ast.Tuple, ast.List) \
+            and len(target.elts) == len(value.elts):
+        for t, v in zip(target.elts, value.elts):
+            _pair(t, v, values)
 
 
 def _may_install(value, module_bound) -> bool:
