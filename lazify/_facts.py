@@ -23,6 +23,7 @@ import sys
 from ast import AST
 
 from ._entry_points import NAMESPACE
+from ._patches import patch_readers
 from ._reasons import Reason
 from ._record import record
 
@@ -227,6 +228,9 @@ class ModuleFacts:
     #: per annotation evaluated at import time that could be evaluated when its
     #: owner's annotations are read (:class:`lazify._plan.DeferredAnnotation`)
     evaluated_annotations: tuple = ()
+    #: imported name -> line of the patch, for the names a function the module installs
+    #: into the import system reads (:func:`lazify._patches.patch_readers`)
+    patch_readers: dict = None
 
 
 def gather(tree: ast.Module, *, module: str = "", is_package: bool = False, excluding=None,
@@ -299,7 +303,10 @@ def gather(tree: ast.Module, *, module: str = "", is_package: bool = False, excl
                                 if sources else ()),
         owners=tuple(annotations.owners.values()), chain_after=tuple(walker.chain_after),
         getattr_prologues=tuple(walker.getattr_prologues), namespace_reads=reads,
-        evaluated_annotations=tuple(evaluated))
+        evaluated_annotations=tuple(evaluated),
+        patch_readers=patch_readers(tree, walker.sites, walker.attribute_stores, global_loads,
+                                    scopes.module_bound)
+        if walker.attribute_stores else {})
 
 
 class _Scopes:
@@ -706,6 +713,9 @@ class _Walker:
         self.function = []           # names of the enclosing defs and classes
         self.blocks = 0              # depth of if/for/while/match bodies
         self.in_main = False         # inside ``if __name__ == "__main__":``
+        #: (target, value or None, top-level statement) per attribute assignment or
+        #: ``setattr`` whose target's root is a name some import binds (:mod:`._patches`)
+        self.attribute_stores = []
     # -- traversal ---------------------------------------------------------
 
     def visit(self, node):
@@ -1158,6 +1168,13 @@ class _Walker:
                 namespace.call(func.id, node, self.scopes.current, self._function_name())
             elif func.id in _KEY_CONSUMERS and len(node.args) == 1 and not node.keywords:
                 namespace.keys_only(node.args[0], func.id)
+            elif func.id == "setattr" and len(node.args) == 3 \
+                    and type(node.args[1]) is ast.Constant:
+                target = node.args[0]
+                while type(target) is ast.Attribute:
+                    target = target.value
+                if type(target) is ast.Name and target.id in self.scopes.candidates:
+                    self.attribute_stores.append((node.args[0], node.args[2], self.top_stmt))
             elif func.id == "getattr" and len(node.args) >= 2 and _is_builtins_module(node.args[0]) \
                     and type(node.args[1]) is ast.Constant and node.args[1].value in _NAMESPACE_BUILTINS:
                 namespace.at_import(node)         # getattr(builtins, "globals")
@@ -1240,6 +1257,13 @@ class _Walker:
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute):
+        if type(node.ctx) is _STORE:
+            root = node.value
+            while type(root) is ast.Attribute:
+                root = root.value
+            if type(root) is ast.Name and root.id in self.scopes.candidates:
+                # ``os.stat = checked``: maybe a patch of the import system (_patches)
+                self.attribute_stores.append((node, None, self.top_stmt))
         attr = node.attr
         namespace = self.namespace
         if attr in _HARMLESS_GLOBALS_METHODS and _is_globals_call(node.value):
@@ -1255,6 +1279,9 @@ class _Walker:
                 and id(node) not in namespace.harmless_calls:
             namespace.at_import(node)                      # builtins.eval
         self.visit(node.value)          # its one child (``attr`` is a string)
+
+
+_STORE = ast.Store
 
 
 def _noop(walker, node):

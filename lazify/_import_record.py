@@ -25,7 +25,11 @@ from ._native import lazy_imports_filter
 
 #: whether the record is being kept
 recording = False
-#: (importer module, bound name, line) -> the deferral's record (a dict)
+#: (importer module, bound name, id of the statement's code, offset in it) -> [module
+#: state, pending entry, name, resolved, first use]: what a deferral costs while the
+#: program runs; the line and the statement's text are worked out by :func:`snapshot`
+#: (``entry.lineno`` walks the code's line table: at every deferral, that made the
+#: record the whole of lazify's cost in a test suite's collection)
 _deferred = {}
 #: the native filter's deferrals: (importer, imported module, fromlist, file, line,
 #: the importer's globals)
@@ -65,36 +69,89 @@ def _recording_filter(importer, name, fromlist):
 # --------------------------------------------------------------------- the rewrite
 
 
+def _key(state, entry, name):
+    code, offset = entry.where              # the statement's code and offset
+    return (state.name, name, id(code), offset)
+
+
 def deferred(state, entry, name) -> None:
     """The runtime made ``name`` of ``state``'s module pending on ``entry``."""
-    key = (state.name, name, entry.lineno)
+    key = _key(state, entry, name)
     if key not in _deferred:
-        _deferred[key] = {
-            "module": state.name, "file": state.namespace.get("__file__"),
-            "line": key[2], "statement": entry.statement, "name": name,
-            "resolved": False, "first_use": None,
-        }
+        _deferred[key] = [state, entry, name, False, None]
 
 
 def resolved(state, entry, name) -> None:
     """The runtime imported ``name`` of ``state``'s module for a reader."""
-    record = _deferred.get((state.name, name, entry.lineno))
-    if record is None or record["resolved"]:
+    record = _deferred.get(_key(state, entry, name))
+    if record is None or record[3]:
         return
-    record["resolved"] = True
-    record["first_use"] = _first_user_frame()
+    record[3] = True
+    record[4] = _first_user_frame()
+
+
+def _rewrite_records() -> list:
+    """The rewrite's deferrals as :func:`snapshot` gives them, one per statement line
+    and name (a module run again, ``importlib.reload``, adds none)."""
+    records = {}
+    deferrals = list(_deferred.values())
+    lines = _lines([entry.where for _state, entry, *_rest in deferrals])
+    for state, entry, name, was_resolved, first_use in deferrals:
+        code, offset = entry.where
+        line = lines[id(code), offset]
+        key = (state.name, name, line)
+        record = records.get(key)
+        if record is None:
+            records[key] = {
+                "module": state.name, "file": state.namespace.get("__file__"),
+                "line": line, "statement": entry.statement, "name": name,
+                "resolved": was_resolved, "first_use": first_use,
+            }
+        elif was_resolved and not record["resolved"]:
+            record["resolved"], record["first_use"] = True, first_use
+    return list(records.values())
+
+
+def _lines(wheres) -> dict:
+    """``{(id(code), offset): line}`` for the statements at ``(code, offset)``: what
+    each entry's ``lineno`` gives, one walk of each code's line table for all its
+    offsets (``lineno`` walks it from the start for each: 72 M instructions for the
+    884 deferrals of a test suite's collection)."""
+    by_code = {}
+    for code, offset in wheres:
+        by_code.setdefault(id(code), (code, set()))[1].add(offset)
+    lines = {}
+    for code, offsets in by_code.values():
+        todo = sorted(offsets)
+        i, n = 0, len(todo)
+        for start, end, line in code.co_lines():
+            while i < n and todo[i] < end:
+                offset = todo[i]
+                # before the first range (never, in practice): as _line_at, the first line
+                found = line if offset >= start and line is not None else code.co_firstlineno
+                lines[id(code), offset] = found
+                i += 1
+            if i == n:
+                break
+        for offset in todo[i:]:
+            lines[id(code), offset] = code.co_firstlineno
+    return lines
+
+
+#: lazify's own directory, as its frames name it (the interpreter's own path functions,
+#: not os.path's, which a program may have patched: lazify._os)
+_OWN = _os.dirname(_os.abspath(__file__))
 
 
 def _first_user_frame():
     """``{"file", "line"}`` of the innermost frame outside lazify and importlib."""
-    # while the program's import runs: the interpreter's own functions, not os.path's,
-    # which a program may have patched (lazify._os)
-    own = _os.dirname(_os.abspath(__file__))
+    own = _OWN
     frame = sys._getframe(2)
     while frame is not None:
         code = frame.f_code
         filename = code.co_filename
-        if not (filename.startswith("<frozen importlib") or _os.dirname(filename) == own
+        if not (filename.startswith("<frozen importlib")
+                or (filename.startswith(own) and _os.dirname(filename) == own)
                 or filename.endswith(("importlib/__init__.py", "importlib\\__init__.py"))
                 # a rewritten module's own PEP 562 hook, whose prologue asks lazify
                 or (code.co_name in ("__getattr__", "__dir__")
@@ -145,7 +202,7 @@ def snapshot() -> dict:
     "first_use": {"file", "line"} or None}`` in the order they happened."""
     hook = sys.modules.get("lazify._hook")
     stats = getattr(hook, "stats", None) or {}
-    records = [dict(r) for r in _deferred.values()] + _native_records()
+    records = _rewrite_records() + _native_records()
     return {
         "mechanism": _settings.settings.mechanism,
         "modules_rewritten": stats.get("compiled", 0) + stats.get("cached", 0),

@@ -990,6 +990,10 @@ def _hazard(facts: ModuleFacts, site, bound, imported, target, unused):
     """Why an import PEP 690 would make lazy must stay eager for the program to
     work: it shows that importing it matters, or that its import must happen
     where it is written."""
+    if facts.patch_readers and bound in facts.patch_readers:
+        # os.stat = checked_stat, which reads it: imported before the patch, as plainly
+        # (lazify._patches)
+        return Reason.IMPORT_SYSTEM_PATCH
     is_from = isinstance(site.node, ast.ImportFrom)
     package = facts.package
     if facts.is_package and facts.extensions:

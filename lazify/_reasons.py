@@ -51,6 +51,7 @@ Reason.NOT_OPTED_IN = Reason("not-opted-in")
 Reason.MACHINERY = Reason("machinery")
 Reason.PLAIN_PACKAGE = Reason("plain-package")
 Reason.AUDIT_HOOK = Reason("audit-hook")
+Reason.IMPORT_SYSTEM_PATCH = Reason("import-system-patch")
 
 
 WORDS = {
@@ -121,6 +122,12 @@ WORDS = {
         "the module adds an audit hook (sys.addaudithook), which may refuse imports from "
         "then on (pip install): when it is imported, its top-level package's deferred "
         "imports are done, and that package's imports stay eager from then on"
+    ),
+    Reason.IMPORT_SYSTEM_PATCH: (
+        "a function the module installs into the import system reads it (os.stat = "
+        "checked_stat, a function of os, os.path, io, builtins, sys or importlib replaced "
+        "by one of the module's): the import system calls it while it imports, and the "
+        "first call would import this inside another module's import"
     ),
     Reason.SIDE_EFFECTS: (
         "never read, and kept for what importing it does: marked unused on purpose "

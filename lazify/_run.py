@@ -226,18 +226,30 @@ def resolve_settings(mechanism=None, *, project=None, extra_excluding=()):
     :raises ValueError: (``ConfigError``) broken settings, or a ``mechanism`` this
         interpreter lacks.
     """
-    from lazify._config import resolve, usable_mechanism
-    from lazify._settings import DEFAULT_EXCLUDING
-    from lazify._mechanism import check_mechanism
+    from lazify._native import check_mechanism
+    from lazify._settings import DEFAULT_EXCLUDING, has_settings, recorded, recorded_settings
 
     if mechanism is not None:
         check_mechanism(mechanism)
-    config = resolve(mechanism=mechanism, project=project, extra_excluding=extra_excluding)
-    if mechanism is None:
-        mechanism = usable_mechanism(config.mechanism)
+    if project is None and not extra_excluding and not has_settings():
+        # no variable set: the recorded settings as they are, what resolve() gives then,
+        # without importing lazify._config (1.4 M instructions at every `lazify run`), as
+        # lazify.install() does
+        enabled, names, configured = recorded_settings(recorded() or {})
+        if mechanism is None and configured is not None:
+            from lazify._config import usable_mechanism
+
+            mechanism = usable_mechanism(configured)
+    else:
+        from lazify._config import resolve, usable_mechanism
+
+        config = resolve(mechanism=mechanism, project=project, extra_excluding=extra_excluding)
+        enabled, names = config.enabled, config.excluding
+        if mechanism is None:
+            mechanism = usable_mechanism(config.mechanism)
     # excluding=None means lazify's default list; a given one replaces it
-    excluding = frozenset({*DEFAULT_EXCLUDING, *config.excluding}) if config.excluding else None
-    return config.enabled, excluding, mechanism
+    excluding = frozenset({*DEFAULT_EXCLUDING, *names}) if names else None
+    return enabled, excluding, mechanism
 
 
 def _find(target):
@@ -327,8 +339,14 @@ def run_module(name: str, argv):
     return Launch(code, main.module.__dict__, restore)
 
 
-#: the code :func:`run_module` has runpy's ``_run_code`` run to fill a namespace
-_NOTHING = compile("", "<lazify run>", "exec")
+def _nothing():
+    pass
+
+
+#: the code :func:`run_module` has runpy's ``_run_code`` run to fill a namespace: a
+#: function's, not ``compile("")``'s (the first ``compile()`` of a process builds the
+#: interpreter's AST types, about 9.5 M instructions at every ``lazify run``)
+_NOTHING = _nothing.__code__
 
 
 def _through_runpy(run, *args, **kwargs) -> int:

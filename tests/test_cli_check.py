@@ -156,6 +156,10 @@ EVERY_ROW = {
     # names eager: all stay first; mod.py's is lazy)
     "app/dyn.py": "from __future__ import annotations\nimport json\n_names = sorted(globals())\n",
     "app/plain.py": "import readline\n",
+    # a function installed into the import system reads asyncio: it stays eager
+    "app/patcher.py": "import asyncio\nimport os\n\ndef checked_stat(path):\n"
+                      "    asyncio.get_running_loop\n    return path\n\n"
+                      "def activate():\n    os.stat = checked_stat\n",
     "app/skipped.py": "import json\n",
     # modules called lazy and eager (Django has a django.utils.functional.lazy), imported
     # lazily and eagerly: `grep -w LAZY`/`EAGER` must not confuse them with verdicts

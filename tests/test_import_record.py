@@ -98,3 +98,24 @@ def test_first_use_through_a_modules_own_getattr_is_the_importer(tmp_path):
     proc = run_python(["main.py"], cwd=tmp_path)
     assert proc.stdout.strip() == repr([{"file": str(tmp_path / "main.py"), "line": 6}]), \
         proc.stderr
+
+
+def test_summary_lines_of_many_statements_in_one_module(tmp_path):
+    """The summary's line of each never-resolved import, worked out for all of a module's
+    statements in one walk of its line table (lazify._import_record._lines): imports
+    spread over a long module, several names of one statement, one resolved."""
+    for name in ("a", "b", "c", "d"):
+        (tmp_path / f"dep_{name}.py").write_text("X = Y = 1\n")
+    body = ["import dep_a", "x = 0"]
+    body += [f"x += {i}" for i in range(300)]
+    body += ["from dep_b import X, Y", "if x:", "    import dep_c", "import dep_d",
+             "def main():", "    return dep_d.X"]
+    (tmp_path / "app.py").write_text("\n".join(body) + "\n")
+    (tmp_path / "main.py").write_text("import app\nprint(app.main())\n")
+    proc = run_python(["-m", "lazify", "run", "--summary", "main.py"], cwd=tmp_path,
+                      env_extra={"LAZIFY_MECHANISM": "rewrite"})
+    assert proc.stdout == "1\n", proc.stderr
+    first, *named = proc.stderr.splitlines()
+    assert "6 imports deferred, 4 never resolved" in first, proc.stderr
+    assert named == ["  app:1: import dep_a", "  app:303: from dep_b import X",
+                     "  app:303: from dep_b import Y", "  app:305: import dep_c"], proc.stderr

@@ -557,11 +557,11 @@ def test_lazify_reads_files_in_importlibs_own_frame(tmp_path, mechanism):
         assert run_lazy(["main.py"], root, mechanism, env=env, check=True).stdout == plain
 
 
-# ------------------------- a function the import system calls, patched (a limitation)
+# ------------------------- a function the import system calls, patched
 
 #: blockbuster's shape: a function importlib itself calls for every file it reads
 #: (``_io.open_code``; blockbuster patches ``io.BufferedReader.read``), replaced by code
-#: that reads a module the patcher imported lazily
+#: that reads a module the patcher imports at top level
 IMPORT_SYSTEM_PATCHER = {
     "patcher.py": """\
         import _io
@@ -601,14 +601,64 @@ IMPORT_SYSTEM_PATCHER = {
 
 
 @pytest.mark.parametrize("mechanism", MECHANISMS)
-def test_a_patched_import_system_function_reading_a_lazy_module_is_pep_810s_limitation(
+def test_a_patched_import_system_function_keeps_the_imports_it_reads_eager(
         tmp_path, mechanism):
-    """Plain Python imported asyncio before the patch; lazily, the first import under
-    the patch reads asyncio inside asyncio's own import.  3.15's ``-X lazy_imports=all``
-    fails the same (ImportCycleError), and so does the native mechanism; the rewrite
-    hands over the half-imported module (PEP 690).  Excluding the patcher is the cure.
-    docs/how-it-works.md, limitations."""
+    """Plain Python imported asyncio before the patch; deferred, the first import under
+    the patch would read asyncio inside asyncio's own import (3.15's ``-X
+    lazy_imports=all``: ImportCycleError).  The planner sees ``_io.open_code =
+    checked_open_code`` and keeps asyncio eager (``import-system-patch``): the program
+    runs as plainly, and ``check`` says why."""
     root = write_tree(tmp_path / "tree", IMPORT_SYSTEM_PATCHER)
+    assert run_python(["main.py"], cwd=root).stdout == "ok 1\n"
+    env = {"LAZIFY_DEFER_REWRITE": "0"}
+    for _ in ("cold", "warm"):
+        lazy = run_lazy(["main.py"], root, mechanism, env=env)
+        assert lazy.stdout == "ok 1\n" and lazy.returncode == 0, lazy.stderr
+    if mechanism == "native":
+        pep810 = run_python(["-X", "lazy_imports=all", "main.py"], cwd=root)
+        assert "ImportCycleError: cannot import name 'asyncio'" in pep810.stderr
+    check = run_python(["-m", "lazify", "check", "--mechanism", mechanism,
+                        str(root / "patcher.py")], cwd=root,
+                       env_extra={"LAZIFY_MECHANISM": mechanism})
+    assert "import-system-patch" in check.stdout, check.stdout + check.stderr
+    line = next(ln for ln in check.stdout.splitlines() if "asyncio" in ln)
+    assert line.endswith("import asyncio  EAGER:import-system-patch"), check.stdout
+
+
+#: the same patch made through variables, as blockbuster does (a table of modules and
+#: function names, ``setattr(module, name, wrapper)``): not seen statically
+HIDDEN_PATCHER = dict(IMPORT_SYSTEM_PATCHER, **{"patcher.py": """\
+        import _io
+        import asyncio
+
+        _real_open_code = _io.open_code
+        PATCHES = [(_io, "open_code")]
+
+
+        def checked_open_code(path):
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                pass
+            return _real_open_code(path)
+
+
+        def activate():
+            for module, name in PATCHES:
+                setattr(module, name, checked_open_code)
+
+
+        def deactivate():
+            _io.open_code = _real_open_code
+        """})
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_a_patch_made_through_variables_is_pep_810s_limitation(tmp_path, mechanism):
+    """Not seen statically: fails as 3.15's ``-X lazy_imports=all`` does
+    (ImportCycleError) on the native mechanism, with PEP 690's half-imported module under
+    the rewrite; excluding the patcher is the cure.  docs/how-it-works.md, limitations."""
+    root = write_tree(tmp_path / "tree", HIDDEN_PATCHER)
     assert run_python(["main.py"], cwd=root).stdout == "ok 1\n"
     env = {"LAZIFY_DEFER_REWRITE": "0"}
     expected = {"native": "ImportCycleError: cannot import name 'asyncio'",

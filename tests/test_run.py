@@ -148,6 +148,24 @@ def test_run_path_imports_neither_argparse_nor_the_rewriter(tree):
     assert proc.stdout == "[]\n", proc.stderr
 
 
+def test_run_resolves_settings_without_lazify_config_unless_a_variable_is_set(tree):
+    """No settings variable: the recorded settings as they are, as lazify.install() takes
+    them, without importing lazify._config (its import is 1.4 M instructions of every
+    `lazify run`); a variable set: the resolver, and what the variable says applies."""
+    script = tree / "script.py"
+    script.write_text("import sys\nimport heavy_dep\n"
+                      "print('lazify._config' in sys.modules, 'heavy_dep' in sys.modules)\n")
+    old = os.stat(script).st_mtime - 60          # not "too fresh" to cache
+    os.utime(script, (old, old))
+    unset = {"LAZIFY_MECHANISM": None}            # the tests' default setting
+    run_python(["-m", "lazify", "run", str(script)], cwd=tree, env_extra=unset)  # the cache
+    proc = run_python(["-m", "lazify", "run", str(script)], cwd=tree, env_extra=unset)
+    assert proc.stdout == "False False\n", proc.stderr
+    proc = run_python(["-m", "lazify", "run", str(script)], cwd=tree,
+                      env_extra={"LAZIFY_EXCLUDING": "__main__"})
+    assert proc.stdout == "imported heavy_dep\nTrue True\n", proc.stderr
+
+
 # --------------------------------------------- scripts, modules, the example app
 
 
