@@ -26,8 +26,10 @@ def test_main_without_command_exits_2(capsys):
 ])
 def test_output_to_a_closed_pipe_ends_quietly(tmp_path, argv):
     """`lazify check ... | head`: no BrokenPipeError traceback, exit status 1."""
+    # every format's output larger than a pipe's buffer (64 KiB on Linux; the text one
+    # is the shortest, 106 KB): the writer must meet the closed pipe, never finish first
     write(tmp_path, "big.py", "".join(f"import a_module_with_a_rather_long_name_{i:05d}_{'x' * 200}\n"
-                                      for i in range(400)))
+                                      for i in range(1200)))
     # unbuffered: readline takes one line, not a buffer's worth (128 KiB on 3.15, which
     # could drain the whole output before the pipe is closed)
     proc = subprocess.Popen([sys.executable, "-m", "lazify", *argv], cwd=tmp_path, bufsize=0,
