@@ -373,14 +373,12 @@ def _classify(plain_roots, lazy_roots, lazy_state, excluding, mechanism):
                     first_use.setdefault(target, entry)
 
     _mark_startup(lazy_roots)
-    # python -m pkg[.mod]: runpy imports the packages first, before the program runs
-    by_runpy = set()
-    for root in lazy_roots:
-        if "status" in root or root["name"] == "runpy":
-            continue
-        if not _main_package(root["name"], files):
-            break
-        by_runpy.add(root["name"])
+    # python -m pkg[.mod]: runpy imports the packages first, before the program runs; a
+    # package of __main__'s is in sys.modules from then on, so it is a root nowhere else
+    # (whatever roots come before it: runpy's own deferred imports when the hook
+    # rewrote runpy, resolved meanwhile)
+    by_runpy = {root["name"] for root in lazy_roots
+                if "status" not in root and _main_package(root["name"], files)}
     plans = _Plans(files, excluding, mechanism, lazy_state)
     plans.prepare({"__main__"} | {parent["name"] for node, parent in tree_nodes(lazy_roots)
                                   if parent is not None and "status" not in node})
