@@ -345,7 +345,7 @@ def check_applied(plan: Plan, applied) -> None:
 # --------------------------------------------------------------------------
 # The planner.
 
-def _header_position(tree: ast.Module, futures: bool = True) -> tuple:
+def header_position(tree: ast.Module, futures: bool = True) -> tuple:
     """``(index, end line)`` of the header: after the docstring and (``futures``) the
     leading ``from __future__`` imports, which must stay first (line 0 if none)."""
     body = tree.body
@@ -454,7 +454,7 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
         # their reads no longer run at import time (the verdicts stay the same)
         imports = tuple(_verdicts(facts, site, readers, native, deferred_loads, futures)
                         for site in facts.sites)
-    header_index, header_after_line = _header_position(tree, not futures)
+    header_index, header_after_line = header_position(tree, not futures)
     if native:
         if is_package and submodules is not None:
             imports = _submodule_order(imports, facts.package, submodules)

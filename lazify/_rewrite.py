@@ -9,7 +9,7 @@ and lazify's own plain modules): see :mod:`lazify._rewriter_deps`.
 import gc
 
 from ._emit_ast import emit, emit_native
-from ._plan import plan_module
+from ._plan import header_position, plan_module
 from ._sources import extension_submodules, parse, submodule_imports
 
 
@@ -90,13 +90,7 @@ def _start_with_imports_done(tree) -> None:
     from ._entry_points import AUDIT, AUDIT_CALL
 
     body = tree.body
-    index = 0
-    if body and type(body[0]) is ast.Expr and type(body[0].value) is ast.Constant \
-            and type(body[0].value.value) is str:
-        index = 1
-    while index < len(body) and type(body[index]) is ast.ImportFrom \
-            and body[index].module == "__future__" and not body[index].level:
-        index += 1
+    index = header_position(tree)[0]
     where = body[index] if index < len(body) else (body[-1] if body else None)
     line = where.lineno if where is not None else 1
     call = ast.Call(
