@@ -88,40 +88,37 @@ class _Scope:
         self.node = None
 
 
+@record(frozen=False)
 class _Load:
     """A read of a name some import binds, in ``scope``."""
 
-    __slots__ = ("name", "node", "scope", "class_index", "at_import", "template")
-
-    def __init__(self, name, node, scope, class_index, at_import, template=None):
-        self.name = name
-        self.node = node
-        self.scope = scope
-        self.class_index = class_index
-        #: runs while the module is imported (not in a function, not under
-        #: ``if __name__ == "__main__":``)
-        self.at_import = at_import
-        #: span of the t-string whose interpolation text holds it, or None
-        self.template = template
+    name: str
+    node: object
+    scope: _Scope
+    class_index: int
+    #: runs while the module is imported (not in a function, not under
+    #: ``if __name__ == "__main__":``)
+    at_import: bool
+    #: span of the t-string whose interpolation text holds it, or None
+    template: Span | None = None
 
 
+@record(frozen=False)
 class _Site:
     """An import statement found by the walk, before verdicts."""
 
-    __slots__ = ("node", "context", "module_scope", "bindings", "in_block", "branch")
-
-    def __init__(self, node, context, module_scope, in_block=False, branch=()):
-        self.node = node
-        #: the outermost construct that keeps it eager, or None
-        self.context = context
-        #: whether it binds module-level names (top level, try, with, if ...)
-        self.module_scope = module_scope
-        #: inside an if/for/while/match block: it may never run
-        self.in_block = in_block
-        #: (bound name, what it imports, asname or None, signature) per alias
-        self.bindings = []
-        #: the branches of module-level ``if`` statements it is in (see exclusive())
-        self.branch = branch
+    node: object
+    #: the outermost construct that keeps it eager, or None
+    context: object
+    #: whether it binds module-level names (top level, try, with, if ...)
+    module_scope: bool
+    #: inside an if/for/while/match block: it may never run
+    in_block: bool
+    #: the branches of module-level ``if`` statements it is in (see exclusive())
+    branch: tuple
+    #: (bound name, what it imports, asname or None, signature) per alias, filled
+    #: by the walk
+    bindings: list
 
 
 def exclusive(branch, other) -> bool:
@@ -733,20 +730,17 @@ class _Walker:
             fields = _child_fields(type(node))
         for field in fields:
             value = getattr(node, field, None)
-            if type(value) is list:
-                for item in value:
-                    if isinstance(item, AST):
-                        handler = _DISPATCH.get(type(item))
-                        if handler is None:
-                            self.generic_visit(item)
-                        else:
-                            handler(self, item)
-            elif isinstance(value, AST):
-                handler = _DISPATCH.get(type(value))
-                if handler is None:
-                    self.generic_visit(value)
-                else:
-                    handler(self, value)
+            if type(value) is not list:
+                if not isinstance(value, AST):
+                    continue
+                value = (value,)
+            for item in value:
+                if isinstance(item, AST):
+                    handler = _DISPATCH.get(type(item))
+                    if handler is None:
+                        self.generic_visit(item)
+                    else:
+                        handler(self, item)
 
     def visit_body(self, body):
         """Visit statements; at module scope, remember the innermost one."""
@@ -1129,7 +1123,7 @@ class _Walker:
         # method, or in a function defined in a try block, runs when it is called
         site = _Site(node, (Reason.FUNCTION if Reason.FUNCTION in context else context[0])
                      if context else None,
-                     self.scopes.current.kind == _MODULE, self.blocks > 0, self.scopes.branch)
+                     self.scopes.current.kind == _MODULE, self.blocks > 0, self.scopes.branch, [])
         # PEP 810's ``lazy import`` (3.15+) is another binding than a plain
         # import of the same name
         explicit = ("lazy",) if getattr(node, "is_lazy", 0) else ()
@@ -1611,7 +1605,7 @@ class _UnusedMarkers:
         text = text[comment:].lower()
         if any(marker in text for marker in _UNUSED_MARKERS):
             return True
-        # ``# noqa`` alone silences every check; ``# noqa: E402`` others than the
+        # a bare noqa comment silences every check; one with codes (E402 ...) others than the
         # unused import (pyflakes' F401)
         at = text.find(b"noqa")
         while at >= 0:

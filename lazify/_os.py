@@ -24,22 +24,14 @@ import _frozen_importlib_external as _external
 #: ``posix`` or ``nt``: the module importlib itself calls
 _system = _external._os
 
-stat = _system.stat
-listdir = _system.listdir
-mkdir = _system.mkdir
-open_fd = _system.open
-close = _system.close
-read = _system.read
-unlink = _system.unlink
-replace = _system.replace
-getcwd = _system.getcwd
-getpid = _system.getpid
-fspath = _system.fspath
-pipe = getattr(_system, "pipe", None)
-getuid = getattr(_system, "getuid", None)
-posix_spawn = getattr(_system, "posix_spawn", None)
-waitpid = getattr(_system, "waitpid", None)
-waitstatus_to_exitcode = getattr(_system, "waitstatus_to_exitcode", None)
+(stat, listdir, mkdir, open_fd, close, read, unlink, replace, getcwd, getpid,
+ fspath) = (getattr(_system, name) for name in (
+     "stat", "listdir", "mkdir", "open", "close", "read", "unlink", "replace", "getcwd",
+     "getpid", "fspath"))
+#: absent from ``nt``: None there
+(pipe, getuid, posix_spawn, waitpid, waitstatus_to_exitcode) = (
+    getattr(_system, name, None) for name in (
+        "pipe", "getuid", "posix_spawn", "waitpid", "waitstatus_to_exitcode"))
 access = _system.access
 #: ``access``'s mode: a file can be created in a directory that has both
 W_OK_X_OK = _system.W_OK | _system.X_OK

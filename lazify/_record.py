@@ -13,12 +13,23 @@ from __future__ import annotations
 _NO_DEFAULT = object()
 
 
-def record(cls):
+def record(cls=None, *, frozen: bool = True):
     """Return a frozen, slotted version of ``cls`` whose fields are its annotations.
 
     Fields are in definition order; a class attribute of the same name is its
     default.  Properties and methods of ``cls`` are kept.
+
+    ``@record(frozen=False)``: a slotted class with the same ``__init__`` and repr,
+    whose fields can be assigned, compared and hashed by identity (the facts walk's
+    working state); a default is shared by every instance, so a list or set that
+    each instance fills is passed in, not defaulted.
     """
+    if cls is None:
+        return lambda cls: _build(cls, frozen)
+    return _build(cls, frozen)
+
+
+def _build(cls, frozen: bool):
     body = dict(cls.__dict__)
     annotations = body.pop("__annotations__", None)
     if annotations is None:
@@ -37,7 +48,10 @@ def record(cls):
     params = ", ".join(name if default is _NO_DEFAULT else f"{name}=_default_{name}"
                        for name, default in zip(fields, defaults))
     lines = [f"def __init__(self, {params}):"] if fields else ["def __init__(self):"]
-    lines.extend(f"    _set_{name}(self, {name})" for name in fields)
+    # a frozen record's ``__setattr__`` refuses: its ``__init__`` sets each slot
+    # through the slot's descriptor
+    store = "    _set_{0}(self, {0})" if frozen else "    self.{0} = {0}"
+    lines.extend(store.format(name) for name in fields)
     lines.append("    pass")
     namespace = {f"_default_{name}": default for name, default in zip(fields, defaults)}
 
@@ -71,10 +85,12 @@ def record(cls):
     def __reduce__(self):
         return type(self), _values(self)
 
-    for method in (__eq__, __hash__, __repr__, __setattr__, __delattr__, __reduce__):
+    methods = (__eq__, __hash__, __repr__, __setattr__, __delattr__, __reduce__) if frozen \
+        else (__repr__,)
+    for method in methods:
         method.__qualname__ = f"{cls.__qualname__}.{method.__name__}"
         body[method.__name__] = method
-    bases = cls.__bases__ if cls.__bases__ != (object,) else (_Record,)
+    bases = cls.__bases__ if cls.__bases__ != (object,) or not frozen else (_Record,)
     new = type(cls)(cls.__name__, bases, body)
     new.__qualname__ = cls.__qualname__
     for name in fields:

@@ -153,37 +153,53 @@ def _differences(report) -> str:
     return "".join(parts)
 
 
+def _table(head: str, rows: list, columns: int, attrs: str = "") -> str:
+    """A table of the first :data:`MAX_ROWS` of ``rows`` (``<tr>`` strings) under the
+    header cells ``head``, and a last row saying how many more the JSON has."""
+    shown = rows[:MAX_ROWS]
+    if len(rows) > MAX_ROWS:
+        shown.append(f'<tr><td colspan="{columns}">and {len(rows) - MAX_ROWS} more '
+                     "(all in the JSON)</td></tr>")
+    return (f'<table{attrs}><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(shown)}</tbody></table>')
+
+
+def _eager_row(row) -> str:
+    site = row.get("site") or {}
+    return (f'<tr><td class="r">{_ms(row["cost_us"])}</td><td><code>{_e(row["module"])}</code></td>'
+            f'<td><code>{_e(site.get("statement", ""))}</code></td>'
+            f'<td class="where" title="{_e(site.get("file"))}">'
+            f'{_e(_where(site) or row["importer"])}</td></tr>')
+
+
 def _eager_table(report) -> str:
     groups = report["eager"]
-    intro = ("<p>Every module the lazy run still imported during start-up other than at its "
+    parts = ['<section id="eager"><h2>Imports that stayed eager</h2>'
+             "<p>Every module the lazy run still imported during start-up other than at its "
              "first use, under the reason its import stayed eager (the reason codes of "
              "<code>lazify check</code>), with what it cost in that run (its cumulative "
              "<code>-X importtime</code>, its own imports included). Work down this list to "
-             "make start-up faster.</p>")
+             "make start-up faster.</p>"]
     if not groups:
-        return f'<section id="eager"><h2>Imports that stayed eager</h2>{intro}<p>None.</p></section>'
-    parts = [f'<section id="eager"><h2>Imports that stayed eager</h2>{intro}']
+        parts.append("<p>None.</p>")
     for i, g in enumerate(groups):
-        rows = []
-        for row in g["imports"][:MAX_ROWS]:
-            site = row.get("site") or {}
-            rows.append(f'<tr><td class="r">{_ms(row["cost_us"])}</td><td><code>{_e(row["module"])}</code></td>'
-                        f'<td><code>{_e(site.get("statement", ""))}</code></td>'
-                        f'<td class="where" title="{_e(site.get("file"))}">'
-                        f'{_e(_where(site) or row["importer"])}</td></tr>')
-        more = len(g["imports"]) - MAX_ROWS
-        if more > 0:
-            rows.append(f'<tr><td></td><td colspan="3">and {more} more (all in the JSON)</td></tr>')
+        count = len(g["imports"])
         parts.append(
             f'<details{" open" if i < 4 else ""} data-reason="{_e(g["reason"])}"><summary>'
             f'<code class="reason">{_e(g["reason"])}</code> <span class="cost">{_ms(g["cost_us"])} ms</span>, '
-            f'{len(g["imports"])} import{"s" if len(g["imports"]) != 1 else ""}: {_e(g["words"])}</summary>'
-            f'<table class="fixed"><colgroup><col style="width:70px"><col style="width:24%">'
-            f'<col style="width:40%"><col></colgroup>'
-            f'<thead><tr><th class="r">ms</th><th>module</th><th>statement</th><th>where</th></tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table></details>')
+            f'{count} import{"s" if count != 1 else ""}: {_e(g["words"])}</summary>'
+            + _table('<th class="r">ms</th><th>module</th><th>statement</th><th>where</th>',
+                     [_eager_row(row) for row in g["imports"]], 4,
+                     ' class="fixed"><colgroup><col style="width:70px"><col style="width:24%">'
+                     '<col style="width:40%"><col></colgroup')
+            + "</details>")
     parts.append("</section>")
     return "".join(parts)
+
+
+def _written_at(d) -> str:
+    return (f'<td><code>{_e(d.get("statement"))}</code></td><td class="where" '
+            f'title="{_e(d.get("file"))}">{_e(_short(d.get("file")))}:{_e(d.get("line"))}</td>')
 
 
 def _deferred_tables(report) -> str:
@@ -200,26 +216,18 @@ def _deferred_tables(report) -> str:
                  f'at their first use ({s["resolved"]})</strong>: the statement, and the line '
                  f'that first used its name</summary>')
     if resolved:
-        rows = [f'<tr><td><code>{_e(d.get("statement"))}</code></td><td class="where" '
-                f'title="{_e(d.get("file"))}">{_e(_short(d.get("file")))}:{_e(d.get("line"))}</td>'
-                f'<td class="where" title="{_e((d["first_use"] or {}).get("file"))}">'
-                f'{_e(_first_use(d["first_use"]) or unknown)}</td></tr>' for d in resolved[:MAX_ROWS]]
-        if len(resolved) > MAX_ROWS:
-            rows.append(f'<tr><td colspan="3">and {len(resolved) - MAX_ROWS} more</td></tr>')
-        parts.append('<table><thead><tr><th>statement</th><th>written at</th><th>first used at</th>'
-                     f'</tr></thead><tbody>{"".join(rows)}</tbody></table>')
+        parts.append(_table(
+            "<th>statement</th><th>written at</th><th>first used at</th>",
+            [f'<tr>{_written_at(d)}<td class="where" '
+             f'title="{_e((d["first_use"] or {}).get("file"))}">'
+             f'{_e(_first_use(d["first_use"]) or unknown)}</td></tr>' for d in resolved], 3))
     parts.append(f'</details><details{" open" if len(never) <= 40 else ""}><summary><strong>'
                  f'Never needed ({s["never_needed"]})</strong>: deferred, and never used by this '
                  "run, so its cost is saved. Worth a look: dead code, or a side effect this run "
                  "did not need</summary>")
     if never:
-        rows = [f'<tr><td><code>{_e(d.get("statement"))}</code></td><td class="where" '
-                f'title="{_e(d.get("file"))}">{_e(_short(d.get("file")))}:{_e(d.get("line"))}</td>'
-                f'</tr>' for d in never[:MAX_ROWS]]
-        if len(never) > MAX_ROWS:
-            rows.append(f'<tr><td colspan="2">and {len(never) - MAX_ROWS} more</td></tr>')
-        parts.append('<table><thead><tr><th>statement</th><th>written at</th></tr></thead>'
-                     f'<tbody>{"".join(rows)}</tbody></table>')
+        parts.append(_table("<th>statement</th><th>written at</th>",
+                            [f"<tr>{_written_at(d)}</tr>" for d in never], 2))
     parts.append("</details></section>")
     return "".join(parts)
 

@@ -109,16 +109,11 @@ def parse(argv) -> "Options | None":
 
 
 def main(argv=None) -> int:
-    """``lazify run ARGV``; return the exit status.  (The ``lazify`` command does what
-    this does from its own frame: see :class:`Launch`.)"""
+    """``lazify run ARGV`` called as a function (:func:`lazify._cli.main`); return the
+    exit status.  The launchers run the program from their own frame instead (see
+    :class:`Launch`)."""
     launch = prepare(sys.argv[1:] if argv is None else argv)
-    if launch.__class__ is int:
-        return launch
-    try:
-        exec(launch.code, launch.namespace)
-    except BaseException as exc:
-        return launch.done(exc)
-    return launch.done()
+    return launch if launch.__class__ is int else launch.run()
 
 
 class Launch:
@@ -146,6 +141,15 @@ class Launch:
         #: ``-c``'s source, for the lines of its traceback (3.13+)
         self._source = source
         self._filename = filename
+
+    def run(self) -> int:
+        """Run the code from this method's frame (one frame deeper than a launcher's
+        own) and return the exit status."""
+        try:
+            exec(self.code, self.namespace)
+        except BaseException as exc:
+            return self.done(exc)
+        return self.done()
 
     def done(self, exc=None) -> int:
         """The exit status once the code has run (``exc``: what it raised), reported

@@ -475,3 +475,13 @@ def test_run_puts_no_more_frames_below_the_program_than_python_m(tree, target):
     module = run_python(["-m", "lazify", "run", *args], cwd=tree, input=stdin)
     assert module.returncode == 0, module.stderr
     assert eval(module.stdout) == ["__main__.py:<module>", *python_m], module.stdout
+
+
+def test_the_command_line_api_runs_the_program_and_returns_its_status(tree):
+    """``lazify._cli.main(["run", ...])``, the library's entry to the whole command line,
+    runs the program one frame deeper than the launchers, with the same outcome."""
+    (tree / "frames.py").write_text(FRAMES + "raise SystemExit(3)\n")
+    api = run_python(["-c", "import sys; from lazify._cli import main; "
+                      "sys.exit(main(['run', 'frames.py']))"], cwd=tree)
+    assert api.returncode == 3, api.stderr
+    assert eval(api.stdout)[:3] == ["_run.py:run", "_run.py:main", "__init__.py:main"], api.stdout
