@@ -21,15 +21,16 @@ def child_env(env_extra: Mapping[str, str | None] | None = None) -> dict[str, st
 
     Drops :data:`DROPPED_ENV`, sets ``LAZIFY_STRICT=1``, ``LAZIFY_DEFER_REWRITE=0`` (the
     scenarios test the rewrite itself: a cache miss is rewritten at once, not served from
-    the plain pyc) (and ``LAZIFY_MECHANISM=rewrite`` unless set) and puts the project root first on
-    ``PYTHONPATH``. A value of None in *env_extra* removes that variable.
+    the plain pyc) (and ``LAZIFY_MECHANISM=rewrite`` unless set, before 3.15) and puts the
+    project root first on ``PYTHONPATH``. A value of None in *env_extra* removes that variable.
     """
     env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
     env["LAZIFY_STRICT"] = "1"
     env["LAZIFY_DEFER_REWRITE"] = "0"
-    # the scenarios are written for the rewrite mechanism (the default before 3.15);
-    # tests/test_native.py runs the native one, and LAZIFY_MECHANISM=native runs all
-    env.setdefault("LAZIFY_MECHANISM", "rewrite")
+    # lazify's default mechanism (tests/conftest.py): the rewrite before 3.15 (also where a
+    # 3.15 lacks PEP 810), the native one on 3.15 unless LAZIFY_MECHANISM says otherwise
+    if not hasattr(sys, "set_lazy_imports_filter"):
+        env.setdefault("LAZIFY_MECHANISM", "rewrite")
     pythonpath = [ROOT] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     env["PYTHONPATH"] = os.pathsep.join(pythonpath)
     for key, value in (env_extra or {}).items():
@@ -38,6 +39,13 @@ def child_env(env_extra: Mapping[str, str | None] | None = None) -> dict[str, st
         else:
             env[key] = value
     return env
+
+
+def child_mechanism() -> str:
+    """The mechanism the children of :func:`run_python` run: "native" or "rewrite"."""
+    if child_env().get("LAZIFY_MECHANISM", "").strip().lower() == "rewrite":
+        return "rewrite"
+    return "native" if hasattr(sys, "set_lazy_imports_filter") else "rewrite"
 
 
 def run_python(

@@ -54,6 +54,7 @@ def written(path, **kwargs):
 # ---------------------------------------------------------------------- tag and paths
 
 
+@pytest.mark.rewrite_only("the rewrite's cache tag (the native one's: tests/test_native.py)")
 def test_tag_is_alphanumeric_and_carries_version_format_and_level():
     plain, o1, o2 = (_cache.cache_tag(level) for level in (0, 1, 2))
     assert plain == f"lazify{_cache.FORMAT}"
@@ -70,6 +71,7 @@ def test_version_matches_the_package():
     assert _cache.VERSION == lazify.__version__
 
 
+@pytest.mark.rewrite_only("the rewrite's cache tag (the native one's: tests/test_native.py)")
 def test_cache_path_is_beside_the_plain_pyc(tmp_path):
     src = str(tmp_path / "mod.py")
     path = _cache.cache_path(src, 0)
@@ -104,6 +106,7 @@ def test_tag_changes_when_the_rewriter_changes(tmp_path):
                       check=True).stdout == installed
 
 
+@pytest.mark.rewrite_only("the rewrite's cache tag (the native one's: tests/test_native.py)")
 @pytest.mark.parametrize("flags", [[], ["-O"], ["-OO"]])
 def test_optimization_levels_get_distinct_files(tmp_path, flags):
     code = "import lazify._cache as c; print(c.cache_path('m.py'))"

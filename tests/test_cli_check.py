@@ -187,6 +187,7 @@ def test_reason_words_and_tags_name_no_verdict():
             assert not whole_word(word, tag) and not whole_word(word, meaning), (tag, word)
 
 
+@pytest.mark.rewrite_only("every reason the rewrite reports (the native verdicts: tests/test_native.py)")
 def test_check_text_report_greps(tmp_path):
     """``lazify check PATH | grep -w EAGER`` lists the eager rows and nothing else;
     ``grep -w LAZY`` the lazy ones, on code that imports modules called lazy and eager."""

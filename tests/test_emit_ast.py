@@ -419,6 +419,7 @@ def _moved(plan, field):
     return Plan(**values)
 
 
+@pytest.mark.rewrite_only("the rewrite's ast emitter falling back to its cst emitter")
 def test_hook_falls_back_when_the_plan_does_not_fit(tmp_path):
     """The hook turns an EmitError into its usual fallback: the plain import and a
     warning naming the module; under LAZIFY_STRICT it raises."""

@@ -51,8 +51,8 @@ def write_tree(root, files, mtime=OLD):
 
 
 def lazify_pycs(root):
-    """Every lazify cache file under root, relative, sorted."""
-    pattern = os.path.join(str(root), "**", f"*.opt-*lazify{_cache.FORMAT}.pyc")
+    """Every lazify cache file under root (either mechanism's tag), relative, sorted."""
+    pattern = os.path.join(str(root), "**", f"*.opt-*lazify*{_cache.FORMAT}.pyc")
     return sorted(os.path.relpath(p, root) for p in glob.glob(pattern, recursive=True))
 
 
@@ -85,6 +85,7 @@ def tree(tmp_path):
 # ------------------------------------------------------------- cache in a real start
 
 
+@pytest.mark.rewrite_only("the rewrite's cache tag (the native one's: tests/test_native.py)")
 def test_second_start_reads_the_cache_and_parses_nothing(tree):
     code = """
         import sys, mod
@@ -167,6 +168,7 @@ def test_pycache_prefix(tree, tmp_path):
     assert "lazify: cached mod" in debug_lines(proc)
 
 
+@pytest.mark.rewrite_only("the rewrite's cache tag (the native one's: tests/test_native.py)")
 @pytest.mark.parametrize("flags, level", [([], ""), (["-O"], "1"), (["-OO"], "2")])
 def test_optimization_levels_have_their_own_files(tree, flags, level):
     code = """
@@ -300,6 +302,7 @@ def test_hook_machinery_is_never_rewritten(tree):
         assert name not in ("ast", "symtable", "dataclasses", "enum", "bisect"), names
 
 
+@pytest.mark.rewrite_only("looks for the rewrite's __lazy__ in the compiled code")
 def test_importlibs_libraries_are_rewritten_its_import_system_is_not(tmp_path):
     """importlib.metadata and importlib.resources use the import system: their own
     imports are deferred like any library's, and they work (a version read, a
@@ -723,6 +726,7 @@ def test_busy_flag_passes_everything_through(isolated_imports):
     assert _hook._finder.find_spec("no_such_module_xyz") is None
 
 
+@pytest.mark.rewrite_only("looks for the rewrite's __lazy__ in the compiled code")
 def test_source_to_code_keeps_cpython_signature(isolated_imports):
     loader = _hook.LazifyLoader("lzmod", str(isolated_imports / "lzmod.py"))
     data = loader.get_data(loader.path)

@@ -424,6 +424,7 @@ def test_module_with_the_keyword_is_cached_like_any_other(tmp_path):
         assert "lazify: cached mod" in again.stderr.splitlines()
 
 
+@pytest.mark.rewrite_only("lazify rewrite's output for explicit lazy imports")
 def test_check_reports_explicit_and_rewrite_output_runs(tmp_path):
     """``check`` reads the keyword on every Python (``lazy (explicit)``); the output of
     ``rewrite`` runs on this Python, and ``compile`` fills the cache the hook reads."""

@@ -4,7 +4,8 @@ statements, and the interpreter defers them.
 Fixture pairs: every case of ``tests/fixtures/rewrite/`` has an ``expected_native.py``,
 what ``lazify rewrite --mechanism native`` prints (byte for byte; any Python: the source
 is text).  Scenarios run on 3.15+ only, with ``LAZIFY_MECHANISM=native`` (the rest of the
-suite pins the rewrite).  Set ``LAZIFY_UPDATE_FIXTURES=1`` to (re)write the expected files.
+suite runs lazify's default: the native mechanism on 3.15, see tests/conftest.py).  Set
+``LAZIFY_UPDATE_FIXTURES=1`` to (re)write the expected files.
 """
 
 from __future__ import annotations
