@@ -528,9 +528,11 @@ def _three(tmp_path, files):
 @needs_native
 def test_default_a_name_read_again_while_its_own_import_runs(tmp_path):
     # b binds X and calls back into a, which reads X while X's import runs: the
-    # interpreter's lazy import raises ImportCycleError; a takes the rewrite (b imports
-    # it back at import time), which hands over the half-initialised b, as PEP 690 does
-    _plain, default, rewrite = _three(tmp_path, {
+    # interpreter's lazy import raises ImportCycleError; a's import of b stays eager (b
+    # imports a back at import time: import-cycle), so the program fails as plainly
+    # (a.get is not defined yet), where the rewrite hands over the half-initialised b,
+    # as PEP 690 does
+    plain, default, rewrite = _three(tmp_path, {
         "a.py": """\
             from b import X
             def get():
@@ -540,7 +542,27 @@ def test_default_a_name_read_again_while_its_own_import_runs(tmp_path):
         "b.py": "X = 41\nimport a\nprint('inner', a.get())\n",
         "main.py": "import a\nprint('VALUE', a.VALUE)\n",
     })
-    assert default == rewrite == "inner 41\nVALUE 42\n"
+    assert default == plain
+    assert plain.startswith("AttributeError: module 'a' has no attribute 'get'")
+    assert rewrite == "inner 41\nVALUE 42\n"
+
+
+@needs_native
+def test_default_a_name_the_cycle_reads_back_is_as_plain(tmp_path):
+    # b, imported by a's import of helper, looks helper up on the half-initialised a:
+    # plainly it is not there yet.  Natively a's import stays eager (import-cycle), as
+    # plainly; a lazy one would raise ImportCycleError at b's read
+    plain, default, _rewrite = _three(tmp_path, {
+        "a.py": "from b import helper\nVALUE = helper()\n",
+        "b.py": """\
+            import a
+            SEEN = getattr(a, "helper", None)
+            def helper():
+                return 41
+        """,
+        "main.py": "import a, b\nprint(a.VALUE, b.SEEN)\n",
+    })
+    assert plain == default == "41 None\n"
 
 
 @needs_native
@@ -621,26 +643,30 @@ def test_the_cycle_rules_read_the_siblings_sources(tmp_path):
             data = f.read()
         plan = plan_source(parse(data, path), data, path, module=module,
                            is_package=is_package, mechanism="native")
-        return plan.takes_rewrite, plan.mechanism
+        assert (plan.takes_rewrite, plan.mechanism) == ("", "native")
+        return sorted(n.name for s in plan.imports for n in s.names
+                      if n.reason is Reason.IMPORT_CYCLE)
 
-    assert why("a.py") == ("import-cycle", "rewrite")           # b imports a back
-    assert why("c.py") == ("", "native")    # d imports c only in a function or for typing
-    assert why("pkg/__init__.py") == ("import-cycle", "rewrite")  # _logger <-> _global
-    # _logger imports _global only in a function: _global itself stays native
-    assert why("pkg/_global.py") == ("", "native")
+    assert why("a.py") == ["X"]                     # b imports a back
+    assert why("c.py") == []    # d imports c only in a function or for typing
+    assert why("pkg/__init__.py") == ["Logger", "publisher"]   # _logger <-> _global
+    # _logger imports _global only in a function: _global's imports stay lazy
+    assert why("pkg/_global.py") == []
 
 
 def test_a_standard_library_module_in_an_import_cycle_keeps_its_packages_imports_eager(
         tmp_path):
     # 3.15's asyncio.tasks imports asyncio.timeouts, which imports asyncio.tasks back:
     # plain Python's order for its own package, natively, rather than the rewrite's
-    # runtime; the same files in a package outside the standard library take the rewrite
+    # runtime; the same files in a package outside the standard library keep only the
+    # import that closes the cycle eager
     from lazify._rewrite import plan_source
     from lazify._sources import parse
 
     files = {"__init__.py": "", "timeouts.py": "from . import tasks\nX = 1\n",
-             "tasks.py": "import functools\nfrom . import timeouts\n"
-                         "def f():\n    return functools, timeouts.X\n"}
+             "events.py": "X = 1\n",
+             "tasks.py": "import functools\nfrom . import timeouts\nfrom . import events\n"
+                         "def f():\n    return functools, timeouts.X, events.X\n"}
     _tree(tmp_path, {f"{package}/{name}": text for package in ("asyncio", "mypkg")
                      for name, text in files.items()})
 
@@ -651,12 +677,13 @@ def test_a_standard_library_module_in_an_import_cycle_keeps_its_packages_imports
         return plan_source(parse(data, path), data, path, module=f"{package}.tasks",
                            is_package=False, mechanism="native")
 
-    assert (plan("mypkg").takes_rewrite, plan("mypkg").mechanism) == ("import-cycle", "rewrite")
-    stdlib = plan("asyncio")
-    assert (stdlib.takes_rewrite, stdlib.mechanism) == ("", "native")
-    verdict = {n.name: n for s in stdlib.imports for n in s.names}
-    assert verdict["timeouts"].reason is Reason.IMPORT_CYCLE
-    assert verdict["functools"].lazy
+    for package, events_lazy in (("mypkg", True), ("asyncio", False)):
+        got = plan(package)
+        assert (got.takes_rewrite, got.mechanism) == ("", "native")
+        verdict = {n.name: n for s in got.imports for n in s.names}
+        assert verdict["timeouts"].reason is Reason.IMPORT_CYCLE
+        assert verdict["functools"].lazy
+        assert verdict["events"].lazy is events_lazy
 
 
 @needs_native
@@ -719,16 +746,22 @@ def test_default_remaining_differences(tmp_path):
 
 
 def test_check_names_the_modules_that_take_the_rewrite(tmp_path):
-    _tree(tmp_path, {"a.py": "from b import X\n", "b.py": "import a\nX = 1\n",
+    _tree(tmp_path, {"r.py": "import json\ndef f(k):\n    return globals()[k]\n",
+                     "a.py": "from b import X\nimport json\n", "b.py": "import a\nX = 1\n",
                      "c.py": "import json\n"})
-    text = run_python(["-m", "lazify", "check", "--mechanism", "native", "a.py", "c.py"],
-                      cwd=tmp_path).stdout
-    assert "a.py: the rewrite, not native lazy imports (import-cycle)" in text
-    assert "c.py: the rewrite" not in text
+    text = run_python(["-m", "lazify", "check", "--mechanism", "native", "r.py", "a.py",
+                       "c.py"], cwd=tmp_path).stdout
+    assert "r.py: the rewrite, not native lazy imports (namespace-read)" in text
+    # an import cycle keeps the import that closes it eager, natively
+    rows = {line.split()[0]: line.split()[-2:] for line in text.splitlines()
+            if line.startswith("a.py:")}
+    assert rows["a.py:1"] == ["X", "EAGER:import-cycle"]
+    assert rows["a.py:2"] == ["LAZY", "unused"]
+    assert "a.py: the rewrite" not in text and "c.py: the rewrite" not in text
     report = run_python(["-m", "lazify", "check", "--mechanism", "native", "--format", "json",
-                         "a.py", "c.py"], cwd=tmp_path).stdout
+                         "r.py", "a.py", "c.py"], cwd=tmp_path).stdout
     import json
-    assert [f["takes_rewrite"] for f in json.loads(report)["files"]] == ["import-cycle", ""]
+    assert [f["takes_rewrite"] for f in json.loads(report)["files"]] == ["namespace-read", "", ""]
 
 
 @pytest.mark.parametrize("data, name, expected", [
