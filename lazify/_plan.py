@@ -647,9 +647,29 @@ def _native_takes_rewrite(facts: ModuleFacts, imports) -> str:
     """
     if facts.dynamic is None and any(n.reason is Reason.DYNAMIC_NAMESPACE
                                      for site in imports for n in site.names) \
-            and not _stdlib_reads_stdlib(facts, imports):
+            and not _stdlib_reads_stdlib(facts, imports) \
+            and not _reads_loaded_anyway(facts, imports):
         return "namespace-read"
     return ""
+
+
+def _reads_loaded_anyway(facts: ModuleFacts, imports) -> bool:
+    """Whether every name a namespace read exposes comes from a module this module's
+    import loads anyway: a built-in module (``sys``), or one whose names its code reads
+    while it is imported (mypy_extensions reads ``typing.Any`` at import time, and its
+    ``__getattr__`` passes ``globals()`` to a helper).  Natively they stay eager
+    (dynamic-namespace), as plain Python runs them: nothing is loaded that the module's
+    import does not load, where the rewrite would load its runtime (about 3 M
+    instructions at the start-up of ``black``)."""
+    loaded = set()
+    for site in imports:
+        for name in site.names:
+            if any(load.at_import for load in facts.global_loads.get(name.name, ())):
+                loaded.add(name.module)
+    builtin = sys.builtin_module_names
+    return all(n.module in loaded or n.module.partition(".")[0] in builtin
+               for site in imports for n in site.names
+               if n.reason is Reason.DYNAMIC_NAMESPACE)
 
 
 def _sibling(name, package: str):

@@ -152,6 +152,58 @@ def test_a_standard_library_module_reading_its_namespace_keeps_its_imports_eager
     assert (other.mechanism, other.takes_rewrite) == ("rewrite", "namespace-read")
 
 
+#: mypy_extensions' shape: its __getattr__ hands globals() to a helper, and the modules
+#: its imports come from are loaded while it is imported anyway (typing, read at import
+#: time; sys, built in)
+PASSES_GLOBALS = """\
+from typing import Any, Dict
+import sys
+from typing import cast
+ANY = Any
+_DEPRECATED_Old = "old value"
+def _warn(name, module_globals):
+    val = module_globals.get(f"_DEPRECATED_{name}")
+    if val is None:
+        raise AttributeError(name)
+    return val
+def __getattr__(name):
+    return _warn(name, module_globals=globals())
+"""
+
+
+def test_a_namespace_read_of_modules_loaded_anyway_keeps_them_eager():
+    data = PASSES_GLOBALS.encode()
+    plan = _plan(data, module="mypy_extensions")
+    assert (plan.mechanism, plan.takes_rewrite) == ("native", "")
+    assert {n.name: n.reason for s in plan.imports for n in s.names} == dict.fromkeys(
+        ("Any", "Dict", "sys", "cast"), Reason.DYNAMIC_NAMESPACE)
+    # json is not read while the module is imported: eager it would lose its laziness
+    other = _plan(data.replace(b"import sys", b"import json"), module="mypy_extensions")
+    assert (other.mechanism, other.takes_rewrite) == ("rewrite", "namespace-read")
+
+
+@needs_native
+def test_a_module_passing_its_globals_to_a_helper_is_served_natively(tmp_path):
+    _tree(tmp_path, {"passes.py": PASSES_GLOBALS, "main.py": """\
+        import sys, lazify
+        lazify.install()
+        import passes
+        print(passes.Old, passes.Dict.__name__, passes.sys is sys,
+              "lazify._importlib_bootstrap" in sys.modules)
+        try:
+            passes.Missing
+        except AttributeError as exc:
+            print("AttributeError", exc)
+    """})
+    expected = "old value Dict True False\nAttributeError Missing\n"
+    for _ in range(2):                   # the rewrite at once, then from lazify's cache
+        proc = run_python(["main.py"], cwd=tmp_path,
+                          env_extra={**NATIVE_ENV, "LAZIFY_DEFER_REWRITE": "0"})
+        assert (proc.stdout, proc.stderr) == (expected, "")
+    plain = run_python(["main.py"], cwd=tmp_path, env_extra={"LAZIFY": "0"})
+    assert plain.stdout == expected
+
+
 @needs_native
 def test_typing_is_served_natively_without_the_rewrites_runtime(tmp_path):
     _tree(tmp_path, {"main.py": """\
