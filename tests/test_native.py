@@ -862,6 +862,31 @@ def test_future_imports_are_lazy_natively(tmp_path):
 
 
 @needs_native
+def test_install_registers_its_exit_handler_without_importing_atexit(tmp_path):
+    # the handler lazify registers through a module object of its own runs after the
+    # program's (one list of exit handlers), and sys.modules shows no atexit lazify
+    # imported
+    (tmp_path / "main.py").write_text(textwrap.dedent("""
+        import sys, lazify
+        lazify.install()
+        print("atexit loaded:", "atexit" in sys.modules)
+        import atexit
+        atexit.register(lambda: print("program's handler, filter set:",
+                                      sys.get_lazy_imports_filter() is not None))
+
+        class Finalized:
+            def __del__(self):
+                print("finalizing, filter set:", sys.get_lazy_imports_filter() is not None)
+
+        keep = Finalized()
+    """))
+    proc = run_python(["main.py"], cwd=tmp_path, env_extra=NATIVE_ENV)
+    assert (proc.stdout.splitlines(), proc.stderr) == ([
+        "atexit loaded: False", "program's handler, filter set: True",
+        "finalizing, filter set: False"], "")
+
+
+@needs_native
 def test_the_filter_is_given_back_after_the_programs_exit_handlers(tmp_path):
     """lazify's filter stays through the program's own exit handlers (registered after
     lazify's) and is given back before the interpreter finalizes: a filter still set
