@@ -8,10 +8,14 @@ distribution's packages for assertion rewriting; lazify has no test asserts, and
 would otherwise warn about (an error under ``-W error``).
 """
 
-from ._settings import DEFAULT_EXCLUDING as DEFAULT_EXCLUDING
-from ._settings import is_lazy_imports_enabled as is_lazy_imports_enabled
-from ._settings import set_lazy_imports as set_lazy_imports
-from ._version import VERSION as __version__  # noqa: F401  (public)
+#: lazify's version, the one place it is written (pyproject.toml reads it from here, and
+#: the cache tag of :mod:`lazify._cache`); here rather than in a module of its own, which
+#: every start-up would load (about 0.2 M instructions)
+__version__ = "0.1.0"
+
+from ._settings import DEFAULT_EXCLUDING as DEFAULT_EXCLUDING  # noqa: E402
+from ._settings import is_lazy_imports_enabled as is_lazy_imports_enabled  # noqa: E402
+from ._settings import set_lazy_imports as set_lazy_imports  # noqa: E402
 
 
 def install(*, enabled=None, excluding=None, mechanism=None) -> None:

@@ -16,10 +16,8 @@ import os
 import sys
 import _frozen_importlib_external as _bootstrap_external
 
-from . import _native, _os, _settings, _version
-
-#: lazify's version (:mod:`lazify._version`): part of the cache tag
-VERSION = _version.VERSION
+from . import __version__ as VERSION  # lazify's version: part of the cache tag
+from . import _native, _os, _settings
 #: Bumped whenever the generated code calls a renamed/changed runtime helper.
 CACHE_FORMAT = 11
 #: A digest of :func:`lazify._entry_points.table`, the names the generated code calls

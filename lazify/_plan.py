@@ -294,8 +294,8 @@ class Plan:
     #: out of the tree's head, so whoever compiles it passes these to ``compile()``
     future_flags: int = 0
     #: asked for the native mechanism, a module the interpreter's lazy imports would
-    #: treat otherwise than the rewrite gets the rewrite: why ("import-cycle",
-    #: "namespace-read"; :func:`_native_takes_rewrite`), "" when it did not
+    #: treat otherwise than the rewrite gets the rewrite: why ("namespace-read";
+    #: :func:`_native_takes_rewrite`), "" when it did not
     takes_rewrite: str = ""
     #: the module adds an audit hook (:mod:`lazify._audit`): its imports stay eager
     #: (``audit-hook``), and its code starts by doing its package's deferred imports
@@ -456,15 +456,9 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
                         for site in facts.sites)
     header_index, header_after_line = header_position(tree, not futures)
     if native:
-        if is_package and submodules is not None:
-            imports = _submodule_order(imports, facts.package, submodules)
-            lazy_names = frozenset(n.name for site in imports for n in site.names
-                                   if n.lazy and not n.explicit)
-        why = "" if facts.excluded else _native_takes_rewrite(facts, imports, submodules, tree)
-        if why == "import-cycle" and _in_stdlib(facts.module):
-            # plain Python's order for the cycle, rather than the rewrite's runtime
-            imports = _own_package_eager(imports, facts.package)
-            why = ""
+        imports, why = _native_verdicts(facts, imports, submodules, tree)
+        lazy_names = frozenset(n.name for site in imports for n in site.names
+                               if n.lazy and not n.explicit)
         if why:
             plan = plan_module(tree, module=module, is_package=is_package, excluding=excluding,
                                source=source, extensions=extensions, mechanism="rewrite",
@@ -622,41 +616,95 @@ def _imports(names, modules) -> bool:
     return any(m == s or m.startswith(s + ".") for s in modules for m in names)
 
 
-def _native_takes_rewrite(facts: ModuleFacts, imports, siblings, tree) -> str:
+def _native_verdicts(facts: ModuleFacts, imports, submodules, tree) -> tuple:
+    """Native mechanism: ``(imports, why)``, the verdicts with the native-only rules
+    applied (submodule-order, import-cycle) and why the module takes the rewrite
+    instead ("" if it does not: :func:`_native_takes_rewrite`)."""
+    if facts.is_package and submodules is not None:
+        imports = _submodule_order(imports, facts.package, submodules)
+    why = "" if facts.excluded else _native_takes_rewrite(facts, imports)
+    cycle = frozenset() if why or facts.excluded else _cycle_siblings(
+        facts, imports, submodules, tree)
+    if cycle:
+        # plain Python's order for the cycle (import-cycle), rather than the rewrite's
+        # runtime: the imports that close it stay eager (the standard library's: all
+        # its own package's)
+        imports = (_own_package_eager(imports, facts.package)
+                   if facts.package and _in_stdlib(facts.module)
+                   else _cycle_eager(imports, facts.package, cycle))
+    return imports, why
+
+
+def _native_takes_rewrite(facts: ModuleFacts, imports) -> str:
     """Native mechanism: why this module must have the rewrite instead ("" if it need
     not), where PEP 810's proxies would behave otherwise than the rewrite's runtime.
 
     - "namespace-read": a function reads the module's namespace by a computed key
       (``globals()[name]``); natively those names would have to stay eager, where the
       rewrite keeps them lazy until the read.
-    - "import-cycle": a lazy import of a sibling module that imports this one back while
-      it is imported, outside its functions (the interpreter raises ``ImportCycleError`` for a name read again while its
-      own import runs; the rewrite hands over the partially initialised module, as
-      PEP 690 does), or, in a package ``__init__``, lazy imports of two of its own
-      submodules that import each other (the rewrite runs the package's imports in
-      their written order when one of them fails half-way: twisted.logger's
-      ``_logger`` and ``_global``).
+
+    An import cycle no longer takes the rewrite: :func:`_cycle_siblings`.
+    """
+    if facts.dynamic is None and any(n.reason is Reason.DYNAMIC_NAMESPACE
+                                     for site in imports for n in site.names) \
+            and not _stdlib_reads_stdlib(facts, imports) \
+            and not _reads_loaded_anyway(facts, imports):
+        return "namespace-read"
+    return ""
+
+
+def _reads_loaded_anyway(facts: ModuleFacts, imports) -> bool:
+    """Whether every name a namespace read exposes comes from a module this module's
+    import loads anyway: a built-in module (``sys``), or one whose names its code reads
+    while it is imported (mypy_extensions reads ``typing.Any`` at import time, and its
+    ``__getattr__`` passes ``globals()`` to a helper).  Natively they stay eager
+    (dynamic-namespace), as plain Python runs them: nothing is loaded that the module's
+    import does not load, where the rewrite would load its runtime (about 3 M
+    instructions at the start-up of ``black``)."""
+    loaded = set()
+    for site in imports:
+        for name in site.names:
+            if any(load.at_import for load in facts.global_loads.get(name.name, ())):
+                loaded.add(name.module)
+    builtin = sys.builtin_module_names
+    return all(n.module in loaded or n.module.partition(".")[0] in builtin
+               for site in imports for n in site.names
+               if n.reason is Reason.DYNAMIC_NAMESPACE)
+
+
+def _sibling(name, package: str):
+    """The module beside this one (a submodule of ``package``) that the imported name
+    ``name`` comes from, else None."""
+    if package and name.module == package:
+        return name.imported.partition(".")[0]       # from . import sub
+    prefix = package + "." if package else ""
+    if name.module.startswith(prefix) and not name.module.startswith("."):
+        return name.module[len(prefix):].partition(".")[0]
+    return None
+
+
+def _cycle_siblings(facts: ModuleFacts, imports, siblings, tree) -> frozenset:
+    """Native mechanism: the modules beside this one whose lazy imports would close an
+    import cycle the interpreter's lazy imports treat otherwise than plain Python (empty
+    when none); those imports stay eager (import-cycle, :func:`_cycle_eager`), so the
+    cycle runs in plain Python's order.
+
+    - a module: a lazy import of a sibling module that imports this one back while it is
+      imported, outside its functions (the interpreter raises ``ImportCycleError`` for
+      a name read again while its own import runs);
+    - a package ``__init__``: lazy imports of two of its own submodules that import
+      each other (a program that reads the later one's name first starts it first, and
+      it meets the earlier one half-initialised: twisted.logger's ``_logger`` and
+      ``_global``).
 
     ``siblings`` (:func:`lazify._sources.submodule_imports`) gives the modules a
     module of this one's directory imports; None: no cycle is looked for.  Imports
     under ``if TYPE_CHECKING:`` never run, on either side.
     """
-    if facts.dynamic is None and any(n.reason is Reason.DYNAMIC_NAMESPACE
-                                     for site in imports for n in site.names) \
-            and not _stdlib_reads_stdlib(facts, imports):
-        return "namespace-read"
     if siblings is None or not facts.module:
-        return ""
+        return frozenset()
     package = facts.package
     prefix = package + "." if package else ""
-
-    def sibling(name):
-        if package and name.module == package:
-            return name.imported.partition(".")[0]       # from . import sub
-        if name.module.startswith(prefix) and not name.module.startswith("."):
-            return name.module[len(prefix):].partition(".")[0]
-        return None
-
     subs = {}
     typing_only = _type_checking_spans(tree)
     for site in imports:
@@ -668,23 +716,34 @@ def _native_takes_rewrite(facts: ModuleFacts, imports, siblings, tree) -> str:
             # read from the package)
             if name.lazy and not name.explicit and (
                     site.kind == "from" or name.asname is not None or "." not in name.imported):
-                sub = sibling(name)
+                sub = _sibling(name, package)
                 if sub and sub.isidentifier():
                     subs[sub] = None
     if facts.is_package:
         own = list(subs)
+        cycle = set()
         for i, first in enumerate(own):
             for second in own[i + 1:]:
                 if _imports(siblings(first, second, running=True), {prefix + second}) \
                         and _imports(siblings(second, first, running=True), {prefix + first}):
-                    return "import-cycle"
-        return ""
+                    cycle.update((first, second))
+        return frozenset(cycle)
     me = facts.module
     stem = me.rpartition(".")[2]
-    for sub in subs:
-        if prefix + sub != me and _imports(siblings(sub, stem, at_import=True), {me}):
-            return "import-cycle"
-    return ""
+    return frozenset(sub for sub in subs if prefix + sub != me
+                     and _imports(siblings(sub, stem, at_import=True), {me}))
+
+
+def _cycle_eager(imports, package, cycle) -> tuple:
+    """The lazy imports of the modules in ``cycle`` (:func:`_cycle_siblings`) made
+    eager (import-cycle); the module's other imports keep their verdicts."""
+    def closes(name):
+        return name.lazy and not name.explicit and _sibling(name, package) in cycle
+
+    return tuple(replaced(site, names=tuple(
+        replaced(n, lazy=False, reason=Reason.IMPORT_CYCLE, used_at_import=None,
+                  unused=False) if closes(n) else n for n in site.names))
+        if any(closes(n) for n in site.names) else site for site in imports)
 
 
 def _in_stdlib(module) -> bool:
@@ -693,8 +752,8 @@ def _in_stdlib(module) -> bool:
 
 
 def _own_package_eager(imports, package) -> tuple:
-    """Native mechanism, a standard-library module that would take the rewrite for an
-    import cycle (:func:`_native_takes_rewrite`): its lazy imports of its own package's
+    """Native mechanism, a standard-library module in an import cycle
+    (:func:`_cycle_siblings`): its lazy imports of its own package's
     modules stay eager (import-cycle), so the cycle runs in plain Python's order.  The
     modules are its package's, loaded with it as a rule (``asyncio``'s ``__init__``
     imports ``asyncio.tasks``' siblings), where the rewrite's runtime would cost about

@@ -100,9 +100,11 @@ WORDS = {
         "(pandas.io.excel: _openpyxl first would find _base partially initialized)"
     ),
     Reason.IMPORT_CYCLE: (
-        "native mechanism, a standard-library module: it imports a module of its own "
-        "package that imports it back while it is imported, so its own package's imports "
-        "stay eager, as plain Python runs them (asyncio.tasks)"
+        "native mechanism: the module it imports (beside it, or of its own package) "
+        "imports it back while it is imported, or, in a package __init__, two of its "
+        "submodules import each other; those imports stay eager, so the cycle runs as "
+        "plain Python runs it (click's core and types; a standard-library module's "
+        "imports of its own package all stay eager: asyncio.tasks)"
     ),
     Reason.NOT_OPTED_IN: (
         "global mode is off (enabled = false, LAZIFY_DISABLE=1) and the module's "

@@ -153,6 +153,58 @@ def test_a_standard_library_module_reading_its_namespace_keeps_its_imports_eager
     assert (other.mechanism, other.takes_rewrite) == ("rewrite", "namespace-read")
 
 
+#: mypy_extensions' shape: its __getattr__ hands globals() to a helper, and the modules
+#: its imports come from are loaded while it is imported anyway (typing, read at import
+#: time; sys, built in)
+PASSES_GLOBALS = """\
+from typing import Any, Dict
+import sys
+from typing import cast
+ANY = Any
+_DEPRECATED_Old = "old value"
+def _warn(name, module_globals):
+    val = module_globals.get(f"_DEPRECATED_{name}")
+    if val is None:
+        raise AttributeError(name)
+    return val
+def __getattr__(name):
+    return _warn(name, module_globals=globals())
+"""
+
+
+def test_a_namespace_read_of_modules_loaded_anyway_keeps_them_eager():
+    data = PASSES_GLOBALS.encode()
+    plan = _plan(data, module="mypy_extensions")
+    assert (plan.mechanism, plan.takes_rewrite) == ("native", "")
+    assert {n.name: n.reason for s in plan.imports for n in s.names} == dict.fromkeys(
+        ("Any", "Dict", "sys", "cast"), Reason.DYNAMIC_NAMESPACE)
+    # json is not read while the module is imported: eager it would lose its laziness
+    other = _plan(data.replace(b"import sys", b"import json"), module="mypy_extensions")
+    assert (other.mechanism, other.takes_rewrite) == ("rewrite", "namespace-read")
+
+
+@needs_native
+def test_a_module_passing_its_globals_to_a_helper_is_served_natively(tmp_path):
+    _tree(tmp_path, {"passes.py": PASSES_GLOBALS, "main.py": """\
+        import sys, lazify
+        lazify.install()
+        import passes
+        print(passes.Old, passes.Dict.__name__, passes.sys is sys,
+              "lazify._importlib_bootstrap" in sys.modules)
+        try:
+            passes.Missing
+        except AttributeError as exc:
+            print("AttributeError", exc)
+    """})
+    expected = "old value Dict True False\nAttributeError Missing\n"
+    for _ in range(2):                   # the rewrite at once, then from lazify's cache
+        proc = run_python(["main.py"], cwd=tmp_path,
+                          env_extra={**NATIVE_ENV, "LAZIFY_DEFER_REWRITE": "0"})
+        assert (proc.stdout, proc.stderr) == (expected, "")
+    plain = run_python(["main.py"], cwd=tmp_path, env_extra={"LAZIFY": "0"})
+    assert plain.stdout == expected
+
+
 @needs_native
 def test_typing_is_served_natively_without_the_rewrites_runtime(tmp_path):
     _tree(tmp_path, {"main.py": """\
@@ -529,9 +581,11 @@ def _three(tmp_path, files):
 @needs_native
 def test_default_a_name_read_again_while_its_own_import_runs(tmp_path):
     # b binds X and calls back into a, which reads X while X's import runs: the
-    # interpreter's lazy import raises ImportCycleError; a takes the rewrite (b imports
-    # it back at import time), which hands over the half-initialised b, as PEP 690 does
-    _plain, default, rewrite = _three(tmp_path, {
+    # interpreter's lazy import raises ImportCycleError; a's import of b stays eager (b
+    # imports a back at import time: import-cycle), so the program fails as plainly
+    # (a.get is not defined yet), where the rewrite hands over the half-initialised b,
+    # as PEP 690 does
+    plain, default, rewrite = _three(tmp_path, {
         "a.py": """\
             from b import X
             def get():
@@ -541,7 +595,27 @@ def test_default_a_name_read_again_while_its_own_import_runs(tmp_path):
         "b.py": "X = 41\nimport a\nprint('inner', a.get())\n",
         "main.py": "import a\nprint('VALUE', a.VALUE)\n",
     })
-    assert default == rewrite == "inner 41\nVALUE 42\n"
+    assert default == plain
+    assert plain.startswith("AttributeError: module 'a' has no attribute 'get'")
+    assert rewrite == "inner 41\nVALUE 42\n"
+
+
+@needs_native
+def test_default_a_name_the_cycle_reads_back_is_as_plain(tmp_path):
+    # b, imported by a's import of helper, looks helper up on the half-initialised a:
+    # plainly it is not there yet.  Natively a's import stays eager (import-cycle), as
+    # plainly; a lazy one would raise ImportCycleError at b's read
+    plain, default, _rewrite = _three(tmp_path, {
+        "a.py": "from b import helper\nVALUE = helper()\n",
+        "b.py": """\
+            import a
+            SEEN = getattr(a, "helper", None)
+            def helper():
+                return 41
+        """,
+        "main.py": "import a, b\nprint(a.VALUE, b.SEEN)\n",
+    })
+    assert plain == default == "41 None\n"
 
 
 @needs_native
@@ -622,26 +696,30 @@ def test_the_cycle_rules_read_the_siblings_sources(tmp_path):
             data = f.read()
         plan = plan_source(parse(data, path), data, path, module=module,
                            is_package=is_package, mechanism="native")
-        return plan.takes_rewrite, plan.mechanism
+        assert (plan.takes_rewrite, plan.mechanism) == ("", "native")
+        return sorted(n.name for s in plan.imports for n in s.names
+                      if n.reason is Reason.IMPORT_CYCLE)
 
-    assert why("a.py") == ("import-cycle", "rewrite")           # b imports a back
-    assert why("c.py") == ("", "native")    # d imports c only in a function or for typing
-    assert why("pkg/__init__.py") == ("import-cycle", "rewrite")  # _logger <-> _global
-    # _logger imports _global only in a function: _global itself stays native
-    assert why("pkg/_global.py") == ("", "native")
+    assert why("a.py") == ["X"]                     # b imports a back
+    assert why("c.py") == []    # d imports c only in a function or for typing
+    assert why("pkg/__init__.py") == ["Logger", "publisher"]   # _logger <-> _global
+    # _logger imports _global only in a function: _global's imports stay lazy
+    assert why("pkg/_global.py") == []
 
 
 def test_a_standard_library_module_in_an_import_cycle_keeps_its_packages_imports_eager(
         tmp_path):
     # 3.15's asyncio.tasks imports asyncio.timeouts, which imports asyncio.tasks back:
     # plain Python's order for its own package, natively, rather than the rewrite's
-    # runtime; the same files in a package outside the standard library take the rewrite
+    # runtime; the same files in a package outside the standard library keep only the
+    # import that closes the cycle eager
     from lazify._rewrite import plan_source
     from lazify._sources import parse
 
     files = {"__init__.py": "", "timeouts.py": "from . import tasks\nX = 1\n",
-             "tasks.py": "import functools\nfrom . import timeouts\n"
-                         "def f():\n    return functools, timeouts.X\n"}
+             "events.py": "X = 1\n",
+             "tasks.py": "import functools\nfrom . import timeouts\nfrom . import events\n"
+                         "def f():\n    return functools, timeouts.X, events.X\n"}
     _tree(tmp_path, {f"{package}/{name}": text for package in ("asyncio", "mypkg")
                      for name, text in files.items()})
 
@@ -652,12 +730,13 @@ def test_a_standard_library_module_in_an_import_cycle_keeps_its_packages_imports
         return plan_source(parse(data, path), data, path, module=f"{package}.tasks",
                            is_package=False, mechanism="native")
 
-    assert (plan("mypkg").takes_rewrite, plan("mypkg").mechanism) == ("import-cycle", "rewrite")
-    stdlib = plan("asyncio")
-    assert (stdlib.takes_rewrite, stdlib.mechanism) == ("", "native")
-    verdict = {n.name: n for s in stdlib.imports for n in s.names}
-    assert verdict["timeouts"].reason is Reason.IMPORT_CYCLE
-    assert verdict["functools"].lazy
+    for package, events_lazy in (("mypkg", True), ("asyncio", False)):
+        got = plan(package)
+        assert (got.takes_rewrite, got.mechanism) == ("", "native")
+        verdict = {n.name: n for s in got.imports for n in s.names}
+        assert verdict["timeouts"].reason is Reason.IMPORT_CYCLE
+        assert verdict["functools"].lazy
+        assert verdict["events"].lazy is events_lazy
 
 
 @needs_native
@@ -720,16 +799,22 @@ def test_default_remaining_differences(tmp_path):
 
 
 def test_check_names_the_modules_that_take_the_rewrite(tmp_path):
-    _tree(tmp_path, {"a.py": "from b import X\n", "b.py": "import a\nX = 1\n",
+    _tree(tmp_path, {"r.py": "import json\ndef f(k):\n    return globals()[k]\n",
+                     "a.py": "from b import X\nimport json\n", "b.py": "import a\nX = 1\n",
                      "c.py": "import json\n"})
-    text = run_python(["-m", "lazify", "check", "--mechanism", "native", "a.py", "c.py"],
-                      cwd=tmp_path).stdout
-    assert "a.py: the rewrite, not native lazy imports (import-cycle)" in text
-    assert "c.py: the rewrite" not in text
+    text = run_python(["-m", "lazify", "check", "--mechanism", "native", "r.py", "a.py",
+                       "c.py"], cwd=tmp_path).stdout
+    assert "r.py: the rewrite, not native lazy imports (namespace-read)" in text
+    # an import cycle keeps the import that closes it eager, natively
+    rows = {line.split()[0]: line.split()[-2:] for line in text.splitlines()
+            if line.startswith("a.py:")}
+    assert rows["a.py:1"] == ["X", "EAGER:import-cycle"]
+    assert rows["a.py:2"] == ["LAZY", "unused"]
+    assert "a.py: the rewrite" not in text and "c.py: the rewrite" not in text
     report = run_python(["-m", "lazify", "check", "--mechanism", "native", "--format", "json",
-                         "a.py", "c.py"], cwd=tmp_path).stdout
+                         "r.py", "a.py", "c.py"], cwd=tmp_path).stdout
     import json
-    assert [f["takes_rewrite"] for f in json.loads(report)["files"]] == ["import-cycle", ""]
+    assert [f["takes_rewrite"] for f in json.loads(report)["files"]] == ["namespace-read", "", ""]
 
 
 @pytest.mark.parametrize("data, name, expected", [
@@ -775,6 +860,31 @@ def test_future_imports_are_lazy_natively(tmp_path):
     assert proc.stdout.splitlines() == [
         "Doc. {'x': 'Undefined', 'return': 'sys.X'}", "False False lazy_import",
         "16777216 True"]
+
+
+@needs_native
+def test_install_registers_its_exit_handler_without_importing_atexit(tmp_path):
+    # the handler lazify registers through a module object of its own runs after the
+    # program's (one list of exit handlers), and sys.modules shows no atexit lazify
+    # imported
+    (tmp_path / "main.py").write_text(textwrap.dedent("""
+        import sys, lazify
+        lazify.install()
+        print("atexit loaded:", "atexit" in sys.modules)
+        import atexit
+        atexit.register(lambda: print("program's handler, filter set:",
+                                      sys.get_lazy_imports_filter() is not None))
+
+        class Finalized:
+            def __del__(self):
+                print("finalizing, filter set:", sys.get_lazy_imports_filter() is not None)
+
+        keep = Finalized()
+    """))
+    proc = run_python(["main.py"], cwd=tmp_path, env_extra=NATIVE_ENV)
+    assert (proc.stdout.splitlines(), proc.stderr) == ([
+        "atexit loaded: False", "program's handler, filter set: True",
+        "finalizing, filter set: False"], "")
 
 
 @needs_native

@@ -262,11 +262,12 @@ def install_lazify(venv: Path) -> None:
             shutil.copy2(ROOT / name, build / name)
         shutil.copytree(ROOT / "lazify", build / "lazify",
                         ignore=shutil.ignore_patterns("__pycache__"))
-        version = build / "lazify" / "_version.py"
-        text, marked = re.subn(r'^VERSION = "([^"]*)"', rf'VERSION = "\1.post{int(digest[:8], 16)}"',
+        version = build / "lazify" / "__init__.py"
+        text, marked = re.subn(r'^__version__ = "([^"]*)"',
+                               rf'__version__ = "\1.post{int(digest[:8], 16)}"',
                                version.read_text(), count=1, flags=re.M)
         if not marked:
-            raise SystemExit("lazify/_version.py has no VERSION line to mark")
+            raise SystemExit("lazify/__init__.py has no __version__ line to mark")
         version.write_text(text)
         subprocess.run([str(venv_python(venv)), "-m", "pip", "install", "-q",
                         "--disable-pip-version-check", "--no-deps", "--force-reinstall",
