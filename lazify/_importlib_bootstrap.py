@@ -876,7 +876,7 @@ class _ModuleState(_PackageSubmodules):
 
     # -- resolution ---------------------------------------------------------
 
-    def resolve(self, name, probe=False):
+    def resolve(self, name, probe=False, attribute=False):
         """Import a pending name now and bind it into the module namespace.
 
         Re-entered while its own import runs (the imported module, or one it
@@ -887,6 +887,10 @@ class _ModuleState(_PackageSubmodules):
         Only importlib's own probe (``hasattr(pkg, "sub")`` in its fromlist
         handling, :param probe:) is answered "not there yet" instead, which
         is what the eager module, its statement not finished, would answer.
+        So is an attribute of the module (:param attribute:, ``getattr(mod,
+        name, None)``, ``from mod import name``) whose import, run again, fails:
+        the eager module has not bound the name yet, and says so with an
+        ``AttributeError`` (``hasattr`` is False, ``from`` an ``ImportError``).
         """
         namespace = self.namespace
         entry = self.pending.get(name)
@@ -913,6 +917,10 @@ class _ModuleState(_PackageSubmodules):
                     raise
                 value = entry.load(namespace)
         except BaseException as exc:
+            if attribute and outer is not None and isinstance(exc, ImportError):
+                raise AttributeError(
+                    f"partially initialized module {self.name!r} has no attribute "
+                    f"{name!r} (most likely due to a circular import)", name=name) from None
             error = _deferred_error(exc, self, entry)
             if error is exc:
                 raise
@@ -950,7 +958,8 @@ class _ModuleState(_PackageSubmodules):
         :param caller: the globals of the code asking.
         """
         if name in self.pending:
-            return self.resolve(name, probe=caller.get("__name__") in _IMPORTLIB_BOOTSTRAP)
+            return self.resolve(name, probe=caller.get("__name__") in _IMPORTLIB_BOOTSTRAP,
+                                attribute=True)
         value = self.namespace.get(name, _MISSING)
         if value is not _MISSING:
             # asked through a copy of the module that replaced it in
@@ -1052,7 +1061,8 @@ def _make_getattr(state):
             __tracebackhide__ = True    # pytest's convention: this frame is machinery
             try:
                 value = state.resolve(name,
-                                      probe=caller.get("__name__") in _IMPORTLIB_BOOTSTRAP)
+                                      probe=caller.get("__name__") in _IMPORTLIB_BOOTSTRAP,
+                                      attribute=True)
             except BaseException as exc:
                 raise exc.with_traceback(_without_own_frames(exc))
         else:
