@@ -192,9 +192,9 @@ def ensure_venv(venv: Path, python: str, reinstall: bool) -> dict:
     """Create (or reuse) the benchmark venv; return install facts."""
     version = subprocess.run([python, "-c", "import sys; print(sys.version)"],
                              check=True, capture_output=True, text=True).stdout.strip()
-    # (the last token is the venv layout's since its first version: it keeps the
-    # venvs made then valid; lazify itself is installed by install_lazify)
-    stamp_text = REQUIREMENTS.read_text() + "\n" + version + "\n" + str(ROOT) + "\neditable=compat"
+    # (not the checkout's path: lazify itself is installed by install_lazify, with a
+    # stamp of its own, so a venv serves every checkout)
+    stamp_text = REQUIREMENTS.read_text() + "\n" + version + "\nlayout=2"
     stamp = hashlib.sha256(stamp_text.encode()).hexdigest()
     stamp_file = venv / ".lzbench-stamp"
     facts = {"reused": False, "install_seconds": None, "not_installed": {}}
