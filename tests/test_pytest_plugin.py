@@ -46,6 +46,21 @@ def project(pytester, monkeypatch):
     return pytester
 
 
+_SESSIONS: dict = {}
+
+
+@pytest.fixture
+def lazy_session(request):
+    """``pytest -s --lazify --lazify-report=out.json`` on the project: one session for
+    the tests that assert on it, run by the first of them in this process; (result,
+    the project's directory)."""
+    if "lazy" not in _SESSIONS:
+        project = request.getfixturevalue("project")
+        result = project.runpytest_subprocess("-s", "--lazify", "--lazify-report=out.json")
+        _SESSIONS["lazy"] = result, project.path
+    return _SESSIONS["lazy"]
+
+
 def modules_line(result):
     line = next(l for l in result.outlines if "LAZIFY-MODULES" in l)
     return line.partition("LAZIFY-MODULES ")[2]
@@ -59,9 +74,7 @@ def test_off_imports_no_lazify_module(project):
     assert "lazy imports:" not in result.stdout.str()
 
 
-@pytest.mark.parametrize("flag", [["--lazify"], ["-p", "lazify"]])
-def test_on_defers_and_summarises(project, flag):
-    result = project.runpytest_subprocess("-s", *flag)
+def defers_and_summarises(result):
     result.assert_outcomes(passed=2)
     assert "UNUSED-RAN False" in result.stdout.str()
     result.stdout.fnmatch_lines([
@@ -69,6 +82,14 @@ def test_on_defers_and_summarises(project, flag):
         "lazy imports: * modules rewritten, * imports deferred, * never resolved",
         "  mylib:2: import unused_dep",
     ])
+
+
+def test_on_defers_and_summarises(lazy_session):
+    defers_and_summarises(lazy_session[0])
+
+
+def test_p_lazify_turns_it_on_as_the_option_does(project):
+    defers_and_summarises(project.runpytest_subprocess("-s", "-p", "lazify"))
 
 
 @pytest.mark.parametrize("env, lazy", [({}, True), ({"PYTHONDONTWRITEBYTECODE": "1"}, False)],
@@ -108,14 +129,14 @@ def test_pyproject_settings(project):
     assert "UNUSED-RAN True" in result.stdout.str()
 
 
-def test_json_report(project):
-    result = project.runpytest_subprocess("--lazify", "--lazify-report=out.json")
+def test_json_report(lazy_session):
+    result, path = lazy_session
     result.assert_outcomes(passed=2)
-    report = json.loads((project.path / "out.json").read_text())
+    report = json.loads((path / "out.json").read_text())
     records = {r["statement"]: r for r in report["deferred"] if r["module"] == "mylib"}
     assert records["import unused_dep"]["resolved"] is False
     assert records["import used_dep"]["resolved"] is True
-    assert records["import used_dep"]["first_use"] == {"file": str(project.path / "mylib.py"),
+    assert records["import used_dep"]["first_use"] == {"file": str(path / "mylib.py"),
                                                        "line": 9}
     assert report["summary"]["never_resolved"] >= 1
 
@@ -157,9 +178,8 @@ def test_already_active_interpreter_gets_the_summary(project):
     result.stdout.fnmatch_lines(["*- lazify -*", "  mylib:2: import unused_dep"])
 
 
-def test_project_imports_named_first(project):
-    result = project.runpytest_subprocess("--lazify")
-    lines = result.outlines
+def test_project_imports_named_first(lazy_session):
+    lines = lazy_session[0].outlines
     start = next(i for i, l in enumerate(lines) if l.startswith("lazy imports:"))
     assert lines[start + 1] == "  mylib:2: import unused_dep"
 
