@@ -137,10 +137,8 @@ def test_what_a_resolution_imported():
 # ---------------------------------------------------------------- the command
 
 
-def test_heavyapp(tmp_path):
-    proc, data = report(["--", sys.executable, "-m", "heavyapp", "db", "a", "b", "a"],
-                        cwd=EXAMPLES)
-    assert proc.returncode == 0, proc.stderr
+def test_heavyapp(heavyapp_report):
+    data, _page = heavyapp_report
     s = data["summary"]
     assert s["ok"] and s["same_output"] and s["exit_plain"] == 0 == s["exit_lazy"]
     assert data["runs"]["plain"]["stdout_tail"] == data["runs"]["lazy"]["stdout_tail"]
@@ -366,11 +364,11 @@ def headline_matches(page: str, summary: dict):
 
 @pytest.fixture(scope="module")
 def heavyapp_report(tmp_path_factory):
-    """One real report (JSON) of heavyapp and its page written from it."""
+    """One real report (JSON) of ``heavyapp db a b a`` and its page written from it."""
     root = tmp_path_factory.mktemp("report")
     proc = run_python(["-m", "lazify", "report", "--format", "json", "--rounds", "2",
                        "-o", str(root / "report.json"), "--", sys.executable, "-m", "heavyapp",
-                       "mail", "--to", "a@example.org", "--subject", "hi", "hello"],
+                       "db", "a", "b", "a"],
                       cwd=EXAMPLES, timeout=300)
     assert proc.returncode == 0, proc.stderr
     data = json.loads((root / "report.json").read_text(encoding="utf-8"))
@@ -431,7 +429,7 @@ def heavyapp_in_a_browser(heavyapp_report, tmp_path_factory):
     process (the DOM on stdout, the console on stderr) and its screenshot's PNG bytes."""
     _data, page = heavyapp_report
     png = tmp_path_factory.mktemp("browser") / "shot.png"
-    proc = _browser.run_browser(_browser.chromium(), page.as_uri() + "#module=email.message",
+    proc = _browser.run_browser(_browser.chromium(), page.as_uri() + "#module=argparse",
                                 "--dump-dom", f"--screenshot={png}", "--window-size=1100,900")
     assert proc.returncode == 0 and png.exists(), proc.stderr[-2000:]
     return proc, png.read_bytes()
@@ -453,8 +451,8 @@ def test_page_opens_on_a_module(heavyapp_report, heavyapp_in_a_browser):
     proc, _png = heavyapp_in_a_browser
     assert _browser.console_errors(proc.stderr) == []
     details = proc.stdout.split('<div id="details">', 1)[1].split("</div>", 1)[0]
-    node = [n for n, _p in _report.tree_nodes(data["runs"]["lazy"]["tree"]) if n["name"] == "email.message"][0]
-    assert details.startswith("lazy run: email.message\n")
+    node = [n for n, _p in _report.tree_nodes(data["runs"]["lazy"]["tree"]) if n["name"] == "argparse"][0]
+    assert details.startswith("lazy run: argparse\n")
     assert f"cumulative {node['cum_us'] / 1000:.2f} ms" in details or \
         f"cumulative {node['cum_us'] / 1000:.1f} ms" in details
     if data["mechanism"] == "rewrite":
