@@ -10,6 +10,8 @@ import textwrap
 
 import pytest
 
+from tests._sample import full_only
+
 pytest_plugins = ["pytester"]
 
 
@@ -219,13 +221,23 @@ def test_unusable_mechanism_is_a_usage_error(project):
     result.stderr.fnmatch_lines(["*lazify*native mechanism needs*"])
 
 
-def test_what_conftest_imports_is_lazy(project):
+def _conftest_importing_conflib(project):
     project.makeconftest("import conflib\n")
     project.makepyfile(conflib="import conf_unused\n", conf_unused="print('conf_unused ran')\n")
+
+
+def test_what_conftest_imports_is_lazy(project):
+    _conftest_importing_conflib(project)
     result = project.runpytest_subprocess("-s", "--lazify")
     result.assert_outcomes(passed=2)
     assert "conf_unused ran" not in result.stdout.str()
     result.stdout.fnmatch_lines(["  conflib:1: import conf_unused"])
+
+
+@full_only
+def test_what_conftest_imports_runs_without_lazify(project):
+    """The scenario above is one: without --lazify, conflib's import runs."""
+    _conftest_importing_conflib(project)
     plain = project.runpytest_subprocess("-s")
     assert "conf_unused ran" in plain.stdout.str()
 
