@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 
@@ -70,3 +71,20 @@ def _mechanism(request):
             yield mechanism or "rewrite"
         finally:
             _settings.settings.mechanism = None
+
+
+# pytest caches the test modules it rewrites (assertions) as pycs, unless
+# sys.dont_write_bytecode: with PYTHONDONTWRITEBYTECODE set (this machine sets it, as
+# many CI images do) each xdist worker rewrote every test module again at every run
+# (about 0.9 s of CPU a worker on the 2-core machine, 2026-12-06). They are written for
+# the collection only; the tests run with the interpreter's setting as it was.
+_dont_write_bytecode = sys.dont_write_bytecode
+
+
+def pytest_collectstart(collector):
+    if isinstance(collector, pytest.Session):
+        sys.dont_write_bytecode = False
+
+
+def pytest_collection_finish(session):
+    sys.dont_write_bytecode = _dont_write_bytecode

@@ -14,10 +14,11 @@ read.
 from __future__ import annotations
 
 import sys
+import textwrap
 
 import pytest
 
-from tests._sample import sample
+from tests._sample import chosen, full, sample
 from tests._scenario import write_tree
 from tests._util import child_mechanism, run_python
 
@@ -391,30 +392,65 @@ FIRST_READS = [
 ]
 
 
+@pytest.fixture(scope="module")
+def first_reads(tmp_path_factory):
+    """Each way of the sample read first in a process of its own, forked from one
+    ``python main.py`` and one ``lazify run main.py`` before ``evaluated`` is imported
+    (a fresh interpreter per way cost two starts a way): ``{way: (plain, lazy)}``, each
+    ``(stdout, stderr)`` of the way's process."""
+    ways = FIRST_READS if full() else sorted(chosen(FIRST_READS, 8), key=FIRST_READS.index)
+    branches = "".join(f"""
+            {'if' if i == 0 else 'elif'} i == {i}:
+                print({way})""" for i, way in enumerate(ways))
+    main = f"""
+        import copy, inspect, json, os, pickle, sys, typing
+        for i in range({len(ways)}):
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid:
+                os.waitpid(pid, 0)
+                continue
+            print("== way", i)
+            print("== way", i, file=sys.stderr)
+            import evaluated
+            for OWNER in (evaluated.func, evaluated.Plain, evaluated.Plain.method, evaluated.wrapper):
+                ann = OWNER.__annotations__
+                print(sorted(ann), len(ann), "d" in ann)
+                print({_loaded()}, file=sys.stderr)
+    {textwrap.indent(textwrap.dedent(branches), " " * 16)}
+                print(OWNER.__annotations__)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(0)
+    """
+    root = tmp_path_factory.mktemp("first-reads")
+    write_tree(root, {**EVALUATED, "main.py": main})
+    plain = run_python(["main.py"], cwd=root, check=True)
+    lazy = run_python(["-m", "lazify", "run", "main.py"], cwd=root, check=True)
+
+    def blocks(text):
+        parts = text.split("== way ")[1:]
+        assert len(parts) == len(ways), text
+        return [part.split("\n", 1)[1] for part in parts]
+
+    return {way: ((p_out, p_err), (l_out, l_err)) for way, p_out, p_err, l_out, l_err in
+            zip(ways, blocks(plain.stdout), blocks(plain.stderr), blocks(lazy.stdout),
+                blocks(lazy.stderr))}
+
+
 @pytest.mark.parametrize("way", sample(FIRST_READS, 8))
-def test_annotations_evaluated_on_read_first_read(tmp_path, way):
+def test_annotations_evaluated_on_read_first_read(first_reads, way):
     """Annotations evaluated where they are written (before 3.14; on 3.14+ PEP 649 does
     it): lazify evaluates those of defs and class bodies when the dict is read instead.
     Whatever reads the dict first sees what plain Python had; keys need nothing."""
-    main = f"""
-        import copy, inspect, json, pickle, sys, typing
-        import evaluated
-        for OWNER in (evaluated.func, evaluated.Plain, evaluated.Plain.method, evaluated.wrapper):
-            ann = OWNER.__annotations__
-            print(sorted(ann), len(ann), "d" in ann)
-            print({_loaded()}, file=sys.stderr)
-            print({way})
-            print(OWNER.__annotations__)
-    """
-    write_tree(tmp_path, {**EVALUATED, "main.py": main})
-    plain = run_python(["main.py"], cwd=tmp_path, check=True)
-    lazy = run_python(["-m", "lazify", "run", "main.py"], cwd=tmp_path, check=True)
-    assert lazy.stdout == plain.stdout
-    assert lazy.stdout.splitlines()[0] == "['a', 'd', 'n', 'return'] 4 True"
+    (plain, _plain_err), (lazy, lazy_err) = first_reads[way]
+    assert lazy == plain
+    assert lazy.splitlines()[0] == "['a', 'd', 'n', 'return'] 4 True"
     if not PEP649:
         # keys, length and membership import nothing (on 3.14+ reading
         # __annotations__ calls __annotate__, which evaluates them all)
-        assert lazy.stderr.splitlines()[0] == "[]", lazy.stderr
+        assert lazy_err.splitlines()[0] == "[]", lazy_err
 
 
 def test_annotations_evaluated_on_read_in_class_body_and_singledispatch(tmp_path):

@@ -22,7 +22,7 @@ def test_main_without_command_exits_2(capsys):
 @pytest.mark.parametrize("argv", [
     ["check", "big.py"], ["check", "--format", "json", "big.py"],
     ["check", "--format", "github", "--fail-on", "unused", "big.py"],
-    ["diff", "big.py"], ["rewrite", "big.py"],
+    ["diff", "wide.py"], ["rewrite", "wide.py"],
 ])
 def test_output_to_a_closed_pipe_ends_quietly(tmp_path, argv):
     """`lazify check ... | head`: no BrokenPipeError traceback, exit status 1."""
@@ -30,6 +30,10 @@ def test_output_to_a_closed_pipe_ends_quietly(tmp_path, argv):
     # is the shortest, 106 KB): the writer must meet the closed pipe, never finish first
     write(tmp_path, "big.py", "".join(f"import a_module_with_a_rather_long_name_{i:05d}_{'x' * 200}\n"
                                       for i in range(1200)))
+    # diff and rewrite print the source: a quarter of the imports, four times as wide,
+    # print as much (262 KB and 518 KB) in half the time
+    write(tmp_path, "wide.py", "".join(f"import a_module_with_a_rather_long_name_{i:05d}_{'x' * 800}\n"
+                                       for i in range(300)))
     # unbuffered: readline takes one line, not a buffer's worth (128 KiB on 3.15, which
     # could drain the whole output before the pipe is closed)
     proc = subprocess.Popen([sys.executable, "-m", "lazify", *argv], cwd=tmp_path, bufsize=0,

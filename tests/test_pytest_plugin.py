@@ -10,6 +10,8 @@ import textwrap
 
 import pytest
 
+from tests._sample import full_only
+
 pytest_plugins = ["pytester"]
 
 
@@ -46,6 +48,21 @@ def project(pytester, monkeypatch):
     return pytester
 
 
+_SESSIONS: dict = {}
+
+
+@pytest.fixture
+def lazy_session(request):
+    """``pytest -s --lazify --lazify-report=out.json`` on the project: one session for
+    the tests that assert on it, run by the first of them in this process; (result,
+    the project's directory)."""
+    if "lazy" not in _SESSIONS:
+        project = request.getfixturevalue("project")
+        result = project.runpytest_subprocess("-s", "--lazify", "--lazify-report=out.json")
+        _SESSIONS["lazy"] = result, project.path
+    return _SESSIONS["lazy"]
+
+
 def modules_line(result):
     line = next(l for l in result.outlines if "LAZIFY-MODULES" in l)
     return line.partition("LAZIFY-MODULES ")[2]
@@ -59,9 +76,7 @@ def test_off_imports_no_lazify_module(project):
     assert "lazy imports:" not in result.stdout.str()
 
 
-@pytest.mark.parametrize("flag", [["--lazify"], ["-p", "lazify"]])
-def test_on_defers_and_summarises(project, flag):
-    result = project.runpytest_subprocess("-s", *flag)
+def defers_and_summarises(result):
     result.assert_outcomes(passed=2)
     assert "UNUSED-RAN False" in result.stdout.str()
     result.stdout.fnmatch_lines([
@@ -69,6 +84,14 @@ def test_on_defers_and_summarises(project, flag):
         "lazy imports: * modules rewritten, * imports deferred, * never resolved",
         "  mylib:2: import unused_dep",
     ])
+
+
+def test_on_defers_and_summarises(lazy_session):
+    defers_and_summarises(lazy_session[0])
+
+
+def test_p_lazify_turns_it_on_as_the_option_does(project):
+    defers_and_summarises(project.runpytest_subprocess("-s", "-p", "lazify"))
 
 
 @pytest.mark.parametrize("env, lazy", [({}, True), ({"PYTHONDONTWRITEBYTECODE": "1"}, False)],
@@ -108,14 +131,14 @@ def test_pyproject_settings(project):
     assert "UNUSED-RAN True" in result.stdout.str()
 
 
-def test_json_report(project):
-    result = project.runpytest_subprocess("--lazify", "--lazify-report=out.json")
+def test_json_report(lazy_session):
+    result, path = lazy_session
     result.assert_outcomes(passed=2)
-    report = json.loads((project.path / "out.json").read_text())
+    report = json.loads((path / "out.json").read_text())
     records = {r["statement"]: r for r in report["deferred"] if r["module"] == "mylib"}
     assert records["import unused_dep"]["resolved"] is False
     assert records["import used_dep"]["resolved"] is True
-    assert records["import used_dep"]["first_use"] == {"file": str(project.path / "mylib.py"),
+    assert records["import used_dep"]["first_use"] == {"file": str(path / "mylib.py"),
                                                        "line": 9}
     assert report["summary"]["never_resolved"] >= 1
 
@@ -157,9 +180,8 @@ def test_already_active_interpreter_gets_the_summary(project):
     result.stdout.fnmatch_lines(["*- lazify -*", "  mylib:2: import unused_dep"])
 
 
-def test_project_imports_named_first(project):
-    result = project.runpytest_subprocess("--lazify")
-    lines = result.outlines
+def test_project_imports_named_first(lazy_session):
+    lines = lazy_session[0].outlines
     start = next(i for i, l in enumerate(lines) if l.startswith("lazy imports:"))
     assert lines[start + 1] == "  mylib:2: import unused_dep"
 
@@ -199,13 +221,23 @@ def test_unusable_mechanism_is_a_usage_error(project):
     result.stderr.fnmatch_lines(["*lazify*native mechanism needs*"])
 
 
-def test_what_conftest_imports_is_lazy(project):
+def _conftest_importing_conflib(project):
     project.makeconftest("import conflib\n")
     project.makepyfile(conflib="import conf_unused\n", conf_unused="print('conf_unused ran')\n")
+
+
+def test_what_conftest_imports_is_lazy(project):
+    _conftest_importing_conflib(project)
     result = project.runpytest_subprocess("-s", "--lazify")
     result.assert_outcomes(passed=2)
     assert "conf_unused ran" not in result.stdout.str()
     result.stdout.fnmatch_lines(["  conflib:1: import conf_unused"])
+
+
+@full_only
+def test_what_conftest_imports_runs_without_lazify(project):
+    """The scenario above is one: without --lazify, conflib's import runs."""
+    _conftest_importing_conflib(project)
     plain = project.runpytest_subprocess("-s")
     assert "conf_unused ran" in plain.stdout.str()
 

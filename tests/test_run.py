@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from tests._sample import sample
+from tests._sample import full_only, sample
 from tests._util import ROOT, child_env, run_python, write
 
 EXAMPLES = os.path.join(ROOT, "examples")
@@ -177,7 +177,9 @@ def test_run_resolves_settings_without_lazify_config_unless_a_variable_is_set(tr
         (["xml"], "<a><b/></a>", '<?xml version="1.0" ?>\n<a>\n  <b/>\n</a>\n'),
     ],
 )
-@pytest.mark.parametrize("mode", ["plain", "run", "sitecustomize"])
+# plain: a check of the expected outputs themselves (the example's, not lazify's), which
+# only LAZIFY_FULL_TESTS=1 makes
+@pytest.mark.parametrize("mode", [pytest.param("plain", marks=full_only), "run", "sitecustomize"])
 def test_example_app_runs(mode, argv, stdin, expected):
     if mode == "plain":
         args, env = ["-m", "heavyapp", *argv], None
@@ -315,6 +317,24 @@ def test_run_script_syntax_error(tmp_path):
     assert "_run.py" not in proc.stderr and "_cli.py" not in proc.stderr
 
 
+@pytest.fixture(scope="module")
+def python_says(tmp_path_factory):
+    """``python script.py`` and ``python - < script.py`` for a source, each run once in
+    this process whatever the number of modes compared with it: (script, file's run,
+    standard input's run)."""
+    root = tmp_path_factory.mktemp("scripts")
+    said = {}
+
+    def run(data: bytes):
+        if data not in said:
+            script = root / f"script{len(said)}.py"
+            script.write_bytes(data)
+            said[data] = script, run_python([str(script)]), run_python(["-"], input=data)
+        return said[data]
+
+    return run
+
+
 @pytest.mark.parametrize("lazy", [True, False], ids=["lazy", "disabled"])
 @pytest.mark.parametrize("data", [
     pytest.param(b"x = 1\ndef f(:\n    pass\n", id="syntax"),
@@ -323,19 +343,16 @@ def test_run_script_syntax_error(tmp_path):
     pytest.param(b"# -*- coding: no-such-codec -*-\nx = 1\n", id="bad-cookie"),
     pytest.param(b"# -*- coding: latin-1 -*-\nx = '\xff'\ny = (\n", id="latin-1-cookie"),
 ])
-def test_run_script_that_does_not_compile_fails_as_python_does(tmp_path, data, lazy):
+def test_run_script_that_does_not_compile_fails_as_python_does(python_says, data, lazy):
     """python compiles the main script with its file tokenizer, whose messages for
     encodings and null bytes differ from compile()'s, and by version: the same output."""
-    script = tmp_path / "script.py"
-    script.write_bytes(data)
+    script, plain, plain_stdin = python_says(data)
     env = None if lazy else {"LAZIFY_DISABLE": "1"}
     proc = lazify_run(str(script), env=env)
-    plain = run_python([str(script)])
     assert (proc.returncode, proc.stdout, proc.stderr) == \
         (plain.returncode, plain.stdout, plain.stderr)
     # the same source on standard input (python -)
     stdin = run_python(["-m", "lazify", "run", "-"], input=data, env_extra=env)
-    plain_stdin = run_python(["-"], input=data)
     assert (stdin.returncode, stdin.stdout, stdin.stderr) == \
         (plain_stdin.returncode, plain_stdin.stdout, plain_stdin.stderr)
     if not (sys.version_info < (3, 11) and b"\x00" in data):   # 3.10 stops at the byte
