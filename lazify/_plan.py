@@ -1076,7 +1076,7 @@ def _hazard(facts: ModuleFacts, site, bound, imported, target, unused):
     if not unused:
         return None
     if facts.marked_unused(site.node):
-        # ``from . import events  # noqa``: kept for what importing it does
+        # an import marked with a bare noqa comment: kept for what importing it does
         return Reason.SIDE_EFFECTS
     if facts.is_package and (
             (is_from and target == package) or (not is_from and _own_submodule(target, package))):
