@@ -381,9 +381,7 @@ class LazifyLoader(SourceFileLoader):
         code = self._lazy_code(fullname)
         if code is not None and self.path.endswith("__init__.py") \
                 and fullname in _native.native_modules:
-            from ._native_catchup import install    # package-submodule catch-up
-
-            install(fullname, code)
+            _native.catch_up_for(fullname, code)     # package-submodule catch-up
         return code
 
     get_code = _frames_removed(_get_code)

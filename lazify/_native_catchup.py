@@ -59,54 +59,51 @@ def install(fullname, code) -> None:
 
 
 def _getattr_for(module):
+    namespace = module.__dict__
+    getattribute = type(module).__getattribute__
+
     def __getattr__(name):
-        return _missing(module, name, sys._getframe(1))
+        if sys.lazy_modules:
+            value = _missing(module, name, sys._getframe(1))
+            if value is not _MISSING:
+                return value
+        # the interpreter's own answer, without this hook: its exact AttributeError
+        # (partially initialised modules, names shadowing a library, suggestions)
+        hook = namespace.pop("__getattr__", _MISSING)
+        try:
+            return getattribute(module, name)
+        finally:
+            if hook is not _MISSING:
+                namespace.setdefault("__getattr__", hook)
     __getattr__.__module__ = module.__name__
     __getattr__.__qualname__ = "__getattr__"
     return __getattr__
 
 
 def _missing(module, name, frame):
-    """``module.name``, missing from the package's namespace: caught up when a pending
-    import would have loaded that submodule, else the package's own answer."""
-    if sys.lazy_modules and not (name.startswith("__") and name.endswith("__")):
-        package = module.__name__
-        fullname = f"{package}.{name}"
-        if fullname not in sys.modules and fullname not in _not_submodules \
-                and frame.f_globals.get("__name__") not in _IMPORTLIB_BOOTSTRAP \
-                and _package_is(module, package):
-            namespace = module.__dict__
-            try:
-                spec = find_spec(fullname, namespace.get("__path__"))
-            except Exception:
-                spec = None
-            if spec is None:
-                _not_submodules.add(fullname)
-            else:
-                _catch_up(fullname, lambda: name in namespace or fullname in sys.modules)
-                value = namespace.get(name, _MISSING)
-                if value is _MISSING:
-                    value = sys.modules.get(fullname, _MISSING)
-                if value is not _MISSING:
-                    return value
-    return _plain_getattr(module, name)
-
-
-def _package_is(module, package) -> bool:
-    return sys.modules.get(package) is module
-
-
-def _plain_getattr(module, name):
-    """The interpreter's own answer for ``module.name`` without lazify's
-    ``__getattr__``: its exact ``AttributeError`` (partially initialised modules,
-    names shadowing the standard library, suggestions)."""
+    """``module.name``, missing from the package's namespace: the submodule, caught up
+    when a pending import would have loaded it, else _MISSING."""
+    if name.startswith("__") and name.endswith("__"):
+        return _MISSING
+    package = module.__name__
+    fullname = f"{package}.{name}"
+    if fullname in _not_submodules or fullname in sys.modules \
+            or frame.f_globals.get("__name__") in _IMPORTLIB_BOOTSTRAP \
+            or sys.modules.get(package) is not module:
+        return _MISSING
     namespace = module.__dict__
-    hook = namespace.pop("__getattr__", _MISSING)
     try:
-        return type(module).__getattribute__(module, name)
-    finally:
-        if hook is not _MISSING:
-            namespace.setdefault("__getattr__", hook)
+        spec = find_spec(fullname, namespace.get("__path__"))
+    except Exception:
+        spec = None
+    if spec is None:
+        _not_submodules.add(fullname)
+        return _MISSING
+    _catch_up(fullname, lambda: name in namespace or fullname in sys.modules)
+    value = namespace.get(name, _MISSING)
+    if value is _MISSING:
+        value = sys.modules.get(fullname, _MISSING)
+    return value
 
 
 def _pending(aim):
