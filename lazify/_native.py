@@ -60,10 +60,11 @@ def catch_up_for(fullname, code) -> None:
     """A package the hook compiled natively answers for submodules a pending import
     would have loaded (:func:`lazify._native_catchup.install`, imported at the first)."""
     global catch_up_for
-    from ._native_catchup import install
+    from . import _native_catchup
 
-    catch_up_for = install
-    install(fullname, code)
+    _native_catchup.native_modules = native_modules
+    catch_up_for = _native_catchup.install
+    catch_up_for(fullname, code)
 
 
 def native_on() -> None:

@@ -23,7 +23,6 @@ are pending.
 
 import sys
 
-from . import _native
 from ._guarded import find_spec
 
 #: the ``__name__`` of importlib's frozen bootstrap, whose ``_handle_fromlist`` probes
@@ -33,6 +32,9 @@ _IMPORTLIB_BOOTSTRAP = frozenset({"importlib._bootstrap", "_frozen_importlib"})
 _MISSING = object()
 _PREFIX = "<lazy_import '"
 
+#: the names of the modules the hook compiled natively (``_native.native_modules``,
+#: set by :func:`lazify._native.catch_up_for`, which imports this module)
+native_modules = frozenset()
 #: "pkg.name" the finders said is no submodule (asked once, as the rewrite's runtime)
 _not_submodules = set()
 #: (importer, name, target) of pending imports that failed during a catch-up: not
@@ -75,8 +77,6 @@ def _getattr_for(module):
         finally:
             if hook is not _MISSING:
                 namespace.setdefault("__getattr__", hook)
-    __getattr__.__module__ = module.__name__
-    __getattr__.__qualname__ = "__getattr__"
     return __getattr__
 
 
@@ -114,7 +114,7 @@ def _pending(aim):
 
     waiting = sys.lazy_modules
     below = None if aim is None else f"{aim}."
-    native = _native.native_modules
+    native = native_modules
     found = []
     for importer, module in list(sys.modules.items()):
         if importer not in native:
