@@ -30,6 +30,8 @@ from ._guarded import find_spec
 #: itself when the answer is no (as ``_importlib_bootstrap._IMPORTLIB_BOOTSTRAP``)
 _IMPORTLIB_BOOTSTRAP = frozenset({"importlib._bootstrap", "_frozen_importlib"})
 _MISSING = object()
+#: whether the interpreter lists its pending lazy imports (PEP 810's ``sys.lazy_modules``)
+_LAZY_MODULES = hasattr(sys, "lazy_modules")
 _PREFIX = "<lazy_import '"
 
 #: the names of the modules the hook compiled natively (``_native.native_modules``,
@@ -49,7 +51,7 @@ def install(fullname, code) -> None:
     """Give the package ``fullname``, whose body is about to run the hook's native
     ``code``, lazify's ``__getattr__`` (not a module that took the rewrite, which has
     the rewrite's; not one asked for its code outside an import)."""
-    if "__lazy__" in code.co_names:
+    if "__lazy__" in code.co_names or not _LAZY_MODULES:
         return
     module = sys.modules.get(fullname)
     namespace = getattr(module, "__dict__", None)
@@ -141,17 +143,24 @@ def _catch_up(fullname, done) -> None:
     ``done()``: those aimed at ``fullname`` or below, then those aimed at its package
     or below (a package's modules import each other: httpie's ``pygments.formatter``,
     which ``pygments.formatters.terminal`` imports), then the rest (any of them may
-    load it in turn, through other packages).  One that fails is not tried again."""
+    load it in turn, through other packages).  Each runs once per catch-up; one that
+    fails is not tried again."""
+    tried = {}                           # id -> proxy (kept, so that ids stay unique)
     for aim in (fullname, fullname.rpartition(".")[0], None):
         progress = True
         while progress and not done():
             progress = False
             for importer, name, target, proxy in _pending(aim):
-                if target not in sys.lazy_modules:
+                if id(proxy) in tried or target not in sys.lazy_modules:
                     continue                 # resolved meanwhile, by another
+                tried[id(proxy)] = proxy
                 _resolving.add(id(proxy))
                 try:
                     proxy.resolve()
+                    if target in sys.lazy_modules and name == target.partition(".")[0]:
+                        # ``import a.b`` binding ``a``: PEP 810 imports ``a`` alone and
+                        # leaves ``a.b`` pending on it; the eager statement imported it
+                        __import__(target)
                 except Exception:
                     _failed.add((importer, name, target))
                     continue

@@ -405,6 +405,33 @@ def test_package_submodule_catch_up_answers_as_the_package_would(tmp_path):
     assert "token False" in lazy.stderr      # the probe caught nothing up
 
 
+def test_package_submodule_catch_up_passes_over_a_failing_pending_import(tmp_path):
+    # a pending import that fails while a catch-up runs it does not stop the catch-up;
+    # it raises its own error at its first use, as it would have without the catch-up
+    files = {
+        "tool/__init__.py": "",
+        "tool/token.py": "KIND = 'token'\n",
+        "tool/lexers.py": "from tool import token\n",
+        "broken.py": "raise RuntimeError('broken at import')\n",
+        "app/__init__.py": "",
+        "app/early.py": "import broken\ndef use():\n    return broken\n",
+        "app/helpers.py": "import tool.lexers\nHELP = 'help'\n",
+        "app/colors.py": "from app.helpers import HELP\ndef f():\n    return HELP\n",
+        "main.py": """
+            from app import early, colors
+            import tool
+            early.use, colors.f
+            print(tool.token.KIND)
+            try:
+                early.use()
+            except RuntimeError as exc:
+                print("RuntimeError", exc)
+        """,
+    }
+    assert lazy_output(tmp_path, files).splitlines() == [
+        "token", "RuntimeError broken at import"]
+
+
 def test_eager_from_import_sets_package_attribute(tmp_path):
     files = {
         "pkg/__init__.py": "from .sub import thing\n",
