@@ -378,7 +378,11 @@ class LazifyLoader(SourceFileLoader):
             # too, and marshal flags an object by its reference count (the bytes of
             # the pyc would depend on the settings)
             del plain
-        return self._lazy_code(fullname)
+        code = self._lazy_code(fullname)
+        if code is not None and self.path.endswith("__init__.py") \
+                and fullname in _native.native_modules:
+            _native.catch_up_for(fullname, code)     # package-submodule catch-up
+        return code
 
     get_code = _frames_removed(_get_code)
 

@@ -500,6 +500,11 @@ def _catch_up(fullname, done, all_pending):
                             state.resolve(name)
                             if _pending_submodules:
                                 _import_pending_submodules(fullname)
+                                if entry.kind == _TOP:
+                                    # ``import a.b`` left ``a.b`` pending on ``a``: the
+                                    # eager statement imported it
+                                    for module in entry.submodules:
+                                        _import_pending_submodules(module)
                     except Exception:
                         entry.failed_catch_up = True
                         continue

@@ -56,6 +56,17 @@ def lazy_imports_filter(importer, name, fromlist):
         return True                      # a finder's own trouble: leave it to the import
 
 
+def catch_up_for(fullname, code) -> None:
+    """A package the hook compiled natively answers for submodules a pending import
+    would have loaded (:func:`lazify._native_catchup.install`, imported at the first)."""
+    global catch_up_for
+    from . import _native_catchup
+
+    _native_catchup.native_modules = native_modules
+    catch_up_for = _native_catchup.install
+    catch_up_for(fullname, code)
+
+
 def native_on() -> None:
     """PEP 810's "normal" mode (explicit ``lazy`` statements only: the hook's and
     the program's own) with lazify's filter; the previous ones are kept."""

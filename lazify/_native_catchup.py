@@ -1,0 +1,171 @@
+"""Package-submodule catch-up for the native mechanism (3.15+): ``pkg.sub`` that a
+still-pending lazy import of lazify's would have loaded, as an eager program has it.
+
+Eagerly ``pkg.sub`` is set whenever any import of ``pkg.sub`` ran, often as a side
+effect of another module's import (httpie reads ``pygments.token`` after ``import
+pygments``: pygments' lexers imported it).  The interpreter sets the submodules named
+in pending ``lazy import pkg.sub`` statements itself (``sys.lazy_modules``); one that
+only another pending import would load is missing.  The rewrite's runtime answers
+from its package ``__getattr__`` (``_importlib_bootstrap._PackageSubmodules``); here
+a package the hook compiled natively gets a ``__getattr__`` when its body starts
+(:func:`install`: the one name lazify adds to a native module), which the interpreter
+calls only for a missing attribute.  It runs the pending lazy imports of the
+modules the hook compiled natively, those aimed at the submodule first, then those
+aimed at the package's other modules, then the rest, until the submodule appears,
+and otherwise answers as the package would without it.  A package that defines its
+own ``__getattr__`` (PEP 562) replaces lazify's and answers for itself.
+
+Nothing here runs on a warm start where nothing is missing: :func:`install` is a few
+dictionary operations per package, and the search runs only when a package lacks an
+attribute that its finders say is a submodule not imported yet while lazy imports
+are pending.
+"""
+
+import sys
+
+from ._guarded import find_spec
+
+#: the ``__name__`` of importlib's frozen bootstrap, whose ``_handle_fromlist`` probes
+#: ``hasattr(pkg, "sub")`` for ``from pkg import sub`` and imports the submodule
+#: itself when the answer is no (as ``_importlib_bootstrap._IMPORTLIB_BOOTSTRAP``)
+_IMPORTLIB_BOOTSTRAP = frozenset({"importlib._bootstrap", "_frozen_importlib"})
+_MISSING = object()
+#: whether the interpreter lists its pending lazy imports (PEP 810's ``sys.lazy_modules``)
+_LAZY_MODULES = hasattr(sys, "lazy_modules")
+_PREFIX = "<lazy_import '"
+
+#: the names of the modules the hook compiled natively (``_native.native_modules``,
+#: set by :func:`lazify._native.catch_up_for`, which imports this module)
+native_modules = frozenset()
+#: "pkg.name" the finders said is no submodule (asked once, as the rewrite's runtime)
+_not_submodules = set()
+#: (importer, name, target) of pending imports that failed during a catch-up: not
+#: tried again by a later one (their first use raises, as the interpreter has it)
+_failed = set()
+#: id() of the proxies being resolved by a catch-up (one that reads another missing
+#: submodule does not run them again)
+_resolving = set()
+
+
+def install(fullname, code) -> None:
+    """Give the package ``fullname``, whose body is about to run the hook's native
+    ``code``, lazify's ``__getattr__`` (not a module that took the rewrite, which has
+    the rewrite's; not one asked for its code outside an import)."""
+    if "__lazy__" in code.co_names or not _LAZY_MODULES:
+        return
+    module = sys.modules.get(fullname)
+    namespace = getattr(module, "__dict__", None)
+    if namespace is None or "__path__" not in namespace or "__getattr__" in namespace:
+        return
+    if not getattr(namespace.get("__spec__"), "_initializing", False):
+        return
+    namespace["__getattr__"] = _getattr_for(module)
+
+
+def _getattr_for(module):
+    namespace = module.__dict__
+    getattribute = type(module).__getattribute__
+
+    def __getattr__(name):
+        if sys.lazy_modules:
+            value = _missing(module, name, sys._getframe(1))
+            if value is not _MISSING:
+                return value
+        # the interpreter's own answer, without this hook: its exact AttributeError
+        # (partially initialised modules, names shadowing a library, suggestions)
+        hook = namespace.pop("__getattr__", _MISSING)
+        try:
+            return getattribute(module, name)
+        finally:
+            if hook is not _MISSING:
+                namespace.setdefault("__getattr__", hook)
+    return __getattr__
+
+
+def _missing(module, name, frame):
+    """``module.name``, missing from the package's namespace: the submodule, caught up
+    when a pending import would have loaded it, else _MISSING."""
+    if name.startswith("__") and name.endswith("__"):
+        return _MISSING
+    package = module.__name__
+    fullname = f"{package}.{name}"
+    if fullname in _not_submodules or fullname in sys.modules \
+            or frame.f_globals.get("__name__") in _IMPORTLIB_BOOTSTRAP \
+            or sys.modules.get(package) is not module:
+        return _MISSING
+    namespace = module.__dict__
+    try:
+        spec = find_spec(fullname, namespace.get("__path__"))
+    except Exception:
+        spec = None
+    if spec is None:
+        _not_submodules.add(fullname)
+        return _MISSING
+    _catch_up(fullname, lambda: name in namespace or fullname in sys.modules)
+    value = namespace.get(name, _MISSING)
+    if value is _MISSING:
+        value = sys.modules.get(fullname, _MISSING)
+    return value
+
+
+def _pending(aim):
+    """(importer, name, target, proxy) of the lazy imports still pending in the modules
+    the hook compiled natively, in the order the modules started, aimed at ``aim`` or
+    a module below it (any when ``aim`` is None)."""
+    from _types import LazyImportType as lazy_type
+
+    waiting = sys.lazy_modules
+    below = None if aim is None else f"{aim}."
+    native = native_modules
+    found = []
+    for importer, module in list(sys.modules.items()):
+        if importer not in native:
+            continue
+        namespace = getattr(module, "__dict__", None)
+        if namespace is None:
+            continue
+        for name, value in list(namespace.items()):
+            if type(value) is not lazy_type or id(value) in _resolving:
+                continue
+            text = repr(value)
+            target = text[len(_PREFIX):-2] if text.startswith(_PREFIX) else None
+            if target is None or target not in waiting:
+                continue
+            if below is not None and target != aim and not target.startswith(below):
+                continue
+            if (importer, name, target) not in _failed:
+                found.append((importer, name, target, value))
+    return found
+
+
+def _catch_up(fullname, done) -> None:
+    """Resolve pending lazy imports as an eager program would have run them, until
+    ``done()``: those aimed at ``fullname`` or below, then those aimed at its package
+    or below (a package's modules import each other: httpie's ``pygments.formatter``,
+    which ``pygments.formatters.terminal`` imports), then the rest (any of them may
+    load it in turn, through other packages).  Each runs once per catch-up; one that
+    fails is not tried again."""
+    tried = {}                           # id -> proxy (kept, so that ids stay unique)
+    for aim in (fullname, fullname.rpartition(".")[0], None):
+        progress = True
+        while progress and not done():
+            progress = False
+            for importer, name, target, proxy in _pending(aim):
+                if id(proxy) in tried or target not in sys.lazy_modules:
+                    continue                 # resolved meanwhile, by another
+                tried[id(proxy)] = proxy
+                _resolving.add(id(proxy))
+                try:
+                    proxy.resolve()
+                    if target in sys.lazy_modules and name == target.partition(".")[0]:
+                        # ``import a.b`` binding ``a``: PEP 810 imports ``a`` alone and
+                        # leaves ``a.b`` pending on it; the eager statement imported it
+                        __import__(target)
+                except Exception:
+                    _failed.add((importer, name, target))
+                    continue
+                finally:
+                    _resolving.discard(id(proxy))
+                progress = True
+                if done():
+                    return
