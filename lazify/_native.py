@@ -56,15 +56,20 @@ def lazy_imports_filter(importer, name, fromlist):
         return True                      # a finder's own trouble: leave it to the import
 
 
+#: :func:`lazify._native_catchup.install`, once a package has needed it
+_install_catch_up = None
+
+
 def catch_up_for(fullname, code) -> None:
     """A package the hook compiled natively answers for submodules a pending import
     would have loaded (:func:`lazify._native_catchup.install`, imported at the first)."""
-    global catch_up_for
-    from . import _native_catchup
+    global _install_catch_up
+    if _install_catch_up is None:
+        from . import _native_catchup
 
-    _native_catchup.native_modules = native_modules
-    catch_up_for = _native_catchup.install
-    catch_up_for(fullname, code)
+        _native_catchup.native_modules = native_modules
+        _install_catch_up = _native_catchup.install
+    _install_catch_up(fullname, code)
 
 
 def native_on() -> None:
