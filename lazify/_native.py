@@ -17,8 +17,9 @@ from ._settings import lazy_importers, lazy_now, opted_in, settings
 AVAILABLE = hasattr(sys, "set_lazy_imports_filter")
 _NO_DICT = {}
 _modules = sys.modules
-#: modules built into the interpreter, and its frozen ones: never missing
-_BUILT_IN = frozenset(sys.builtin_module_names)
+#: modules built into the interpreter (a tuple: a set of them costs every start-up more
+#: than the lookups it would save), and its frozen ones: never missing
+_BUILT_IN = sys.builtin_module_names
 _is_frozen = sys.modules["_imp"].is_frozen
 
 #: modules whose code the import hook made for the native mechanism: their ``lazy``
