@@ -1,9 +1,9 @@
 """The rewrite of cache misses, out of the start-up path.
 
 A module missing from lazify's cache is served from its plain pyc, as Python itself
-would load it (:meth:`lazify._hook.LazifyLoader._deferred`), and noted.  When the
+would load it (:meth:`lazify._hook.LazifyLoader._deferred`, :mod:`lazify._miss`), and noted.  When the
 process exits, or while it keeps running once its imports have settled (at a garbage
-collection: :func:`lazify._hook._on_collect`), :func:`finish` (imported then, never at
+collection: :func:`lazify._miss._on_collect`), :func:`finish` (imported then, never at
 start-up) hands the notes to a detached child interpreter at the lowest priority, which rewrites those modules into
 lazify's cache (:func:`main`); the next start finds them there.  The program never
 waits for it: the child is spawned, not waited for, in a session of its own, with its

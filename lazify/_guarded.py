@@ -181,9 +181,11 @@ def _known_guarded(frame):
     """A module body's guardedness if worked out already, None if not yet (the
     walk goes on above it).  Under the rewrite a body lazify did not rewrite
     defers nothing: False, and the walk stops there."""
-    state = _rewritten_state(frame)
-    if state is not None:
-        return state.guarded
+    runtime = _settings.runtime          # (_rewritten_state, inline: once per import)
+    if runtime is not None:
+        state = runtime.state_of(frame.f_globals)
+        if state is not None:
+            return state.guarded
     if _settings.settings.mechanism != "native":
         return False
     known = _native_guarded.get(id(frame))

@@ -52,29 +52,6 @@ _DEBUG = _settings.env_flag("LAZIFY_DEBUG")
 #: ("deferred": cache misses served from the plain pyc, see LazifyLoader._deferred)
 stats = {"compiled": 0, "cached": 0, "plain": 0, "foreign": 0, "failed": 0, "deferred": 0}
 
-#: the cache misses served plain in this process, for the rewrite out of it:
-#: (module name, source path, is a package) (:mod:`lazify._deferred`)
-missed = []
-
-#: a process that keeps running hands its misses over while it runs, at a garbage
-#: collection once no new miss came for QUIET seconds (its start-up has settled),
-#: or once the oldest waiting miss is AT_MOST seconds old (:func:`_on_collect`);
-#: the rest are handed over at exit
-QUIET = 10.0
-AT_MOST = 120.0
-
-#: the process the misses belong to (a forked child starts its own), how many of
-#: them are handed over, and the entries that cannot be cached (for the warning at
-#: exit)
-_miss_pid = None
-_handed = 0
-_uncachable = []
-#: (len(missed), when that count was first seen) by :func:`_on_collect`
-_seen = (0, 0.0)
-#: when :func:`_on_collect` first saw the oldest miss that is waiting
-_first_waiting = 0.0
-_handing = _thread.allocate_lock()
-
 #: whether a cache miss is served from the plain pyc and rewritten out of the
 #: start-up path (True), or rewritten at once (False), or rewritten at once only where
 #: the rewrite can be cached (:data:`WHERE_UNCACHED`); None: not read yet
@@ -393,8 +370,9 @@ class LazifyLoader(SourceFileLoader):
         or it does not compile as plain Python (``lazy import`` before 3.15: the
         rewrite raises compile()'s SyntaxError, or knows the syntax).
 
-        The module is noted for :mod:`lazify._deferred`, which rewrites the misses
-        of this process into lazify's cache in a detached child.
+        The module is noted (:mod:`lazify._miss`, imported at the first such miss) for
+        :mod:`lazify._deferred`, which rewrites the misses of this process into
+        lazify's cache in a detached child.
 
         On 3.15 a module that asks for lazy imports is served plain as well: the
         interpreter defers its explicitly lazy imports itself.  Before 3.15 it is
@@ -403,14 +381,9 @@ class LazifyLoader(SourceFileLoader):
         ``__lazy_modules__``; the warning at exit counts it, and ``lazify compile``
         makes it lazy.
         """
-        try:
-            if fullname == "__main__":   # lazify run's script: as python compiles it, no pyc
-                code = SourceFileLoader.source_to_code(self, self.get_data(source_path),
-                                                       source_path)
-            else:
-                code = SourceFileLoader(fullname, self.path).get_code(fullname)
-        except SyntaxError:
-            return None
+        from . import _miss
+
+        code = _miss.plain_code(self, fullname, source_path)
         if code is None:
             return None
         # 3.15 makes the plain code's explicitly lazy imports lazy itself (PEP 810:
@@ -419,13 +392,7 @@ class LazifyLoader(SourceFileLoader):
             return None
         stats["deferred"] += 1
         _debug(f"deferred {fullname}")
-        from ._audit import code_adds_audit_hook, imports_done
-
-        if code_adds_audit_hook(code):
-            imports_done(fullname)     # as the rewrite's code starts (lazify._audit)
-        if _miss_pid != os.getpid():
-            _first_miss()
-        missed.append((fullname, source_path, self._is_pkg(fullname)))
+        _miss.note((fullname, source_path, self._is_pkg(fullname)), code, _state, _debug)
         try:
             _record_cached(fullname, self.front or self, _frozen_importlib_external.cache_from_source(source_path))
         except Exception:
@@ -495,106 +462,9 @@ class LazifyLoader(SourceFileLoader):
 
 def _can_cache(source_path) -> bool:
     """Whether the rewrite of this source can be kept in lazify's cache."""
-    if sys.dont_write_bytecode:
-        return False
-    busy, _state.busy = _state.busy, True
-    try:
-        from . import _deferred
+    from . import _miss
 
-        return _deferred.can_cache(source_path)
-    except Exception:
-        return True
-    finally:
-        _state.busy = busy
-
-
-def _first_miss():
-    """This process's first cache miss (a forked child's first of its own: the
-    parent hands over what it inherited): the exit handler, and the collector's
-    callback that hands misses over while the process keeps running.  ``atexit``
-    and ``gc`` are built-in modules."""
-    global _miss_pid, _handed, _seen
-    import atexit
-    import gc
-
-    inherited = _miss_pid is not None
-    _miss_pid = os.getpid()
-    del missed[:], _uncachable[:]
-    _handed, _seen = 0, (0, 0.0)
-    atexit.register(_at_exit, _miss_pid)
-    # imported now rather than when the misses are handed over: a program may forbid
-    # imports by then (pip install's audit hook)
-    from . import _deferred  # noqa: F401
-    if not inherited and not sys.dont_write_bytecode:
-        gc.callbacks.append(_on_collect)
-
-
-def _on_collect(phase, info):
-    """A garbage collection's end: hand the waiting misses to a child once none came
-    for ``QUIET`` seconds (or the oldest waited ``AT_MOST``).
-
-    A thread would do it on time, but a thread alive at ``os.fork()`` is a
-    DeprecationWarning from 3.12 (an error under ``-W error``) and shows in
-    ``threading.enumerate()``; a program that runs allocates, and collects.  Runs
-    wherever a collection runs: never while this thread is in the hook, in an
-    import, or handing over already; nothing of it may raise."""
-    global _seen, _first_waiting
-    if phase != "stop" or _handed >= len(missed) or _state.busy \
-            or _miss_pid != os.getpid():
-        return
-    try:
-        from time import monotonic
-
-        count, since = _seen
-        now = monotonic()
-        if count != len(missed):         # a new miss since the last collection
-            if count <= _handed:
-                _first_waiting = now
-            _seen = (len(missed), now)
-            return
-        if now - since < QUIET and now - _first_waiting < AT_MOST:
-            return
-        import _imp
-
-        if _imp.lock_held():
-            return
-        _hand_over(missed[_handed:])
-    except Exception:
-        pass
-
-
-def _hand_over(pending):
-    """Start the rewrite of ``pending`` now, while the process runs; what cannot be
-    cached waits for the warning at exit."""
-    global _handed
-    if not _handing.acquire(False):
-        return
-    busy, _state.busy = _state.busy, True
-    try:
-        _handed += len(pending)
-        from . import _deferred
-
-        _uncachable.extend(_deferred.finish(pending, warn=False, debug=_debug))
-    finally:
-        _state.busy = busy
-        _handing.release()
-
-
-def _at_exit(pid):
-    """Hand this process's cache misses that are still waiting to
-    :mod:`lazify._deferred` (not in a forked child that inherited the handler: the
-    parent does it)."""
-    if os.getpid() != pid or not (_uncachable or len(missed) > _handed):
-        return
-    busy, _state.busy = _state.busy, True
-    try:
-        from . import _deferred
-
-        _deferred.finish(_uncachable + missed[_handed:], debug=_debug)
-    except Exception:
-        pass                             # nothing of this may disturb the exit
-    finally:
-        _state.busy = busy
+    return _miss.can_cache(source_path, _state)
 
 
 def _record_cached(fullname, loader, used):

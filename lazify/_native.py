@@ -17,6 +17,10 @@ from ._settings import lazy_importers, lazy_now, opted_in, settings
 AVAILABLE = hasattr(sys, "set_lazy_imports_filter")
 _NO_DICT = {}
 _modules = sys.modules
+#: modules built into the interpreter (a tuple: a set of them costs every start-up more
+#: than the lookups it would save), and its frozen ones: never missing
+_BUILT_IN = sys.builtin_module_names
+_is_frozen = sys.modules["_imp"].is_frozen
 
 #: modules whose code the import hook made for the native mechanism: their ``lazy``
 #: statements are lazify's, eager when lazify is off or the module is excluded
@@ -44,8 +48,8 @@ def lazy_imports_filter(importer, name, fromlist):
         if not opted_in(getattr(module, "__dict__", _NO_DICT), name):
             return False
     top = name.partition(".")[0]
-    if top in _modules or not top:
-        return True
+    if top in _modules or not top or top in _BUILT_IN or _is_frozen(top):
+        return True                      # loaded, or cannot be missing: no search
     # Not loaded yet: eagerly, a missing package raises at this statement, which
     # matters where the importing module is imported under an ImportError handler.
     if not guarded(sys._getframe(1)):

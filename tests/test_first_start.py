@@ -198,8 +198,8 @@ def test_forked_child_leaves_the_rewrite_to_its_parent(tmp_path):
 #: a process that keeps running: its misses are cached while it runs, without exiting
 SERVER = """\
 import glob, os, sys, time
-import lazify, lazify._hook
-lazify._hook.QUIET = 0.3
+import lazify, lazify._miss
+lazify._miss.QUIET = 0.3
 lazify.install()
 import mod
 deadline = time.monotonic() + 60
