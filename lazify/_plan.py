@@ -505,15 +505,17 @@ def _audit_hook_eager(tree, source, imports) -> tuple:
     has it, and so does a ``from __future__`` import, whose features are the compiler's."""
     if not adds_audit_hook(tree, source):
         return imports, False
-    reason = Reason.AUDIT_HOOK
+    return _made_eager(imports, Reason.AUDIT_HOOK, lambda name: (
+        name.lazy and not name.explicit and name.module != "__future__")), True
 
-    def deferred(name):
-        return name.lazy and not name.explicit and name.module != "__future__"
 
+def _made_eager(imports, reason, which) -> tuple:
+    """``imports`` with every name ``which(name)`` selects made eager for ``reason``;
+    a site where it selects none is kept as it is."""
     return tuple(replaced(site, names=tuple(
         replaced(n, lazy=False, reason=reason, used_at_import=None, unused=False)
-        if deferred(n) else n for n in site.names))
-        if any(deferred(n) for n in site.names) else site for site in imports), True
+        if which(n) else n for n in site.names))
+        if any(which(n) for n in site.names) else site for site in imports)
 
 
 def _first_verdicts(tree, facts, readers, native, future_flags):
@@ -737,13 +739,8 @@ def _cycle_siblings(facts: ModuleFacts, imports, siblings, tree) -> frozenset:
 def _cycle_eager(imports, package, cycle) -> tuple:
     """The lazy imports of the modules in ``cycle`` (:func:`_cycle_siblings`) made
     eager (import-cycle); the module's other imports keep their verdicts."""
-    def closes(name):
-        return name.lazy and not name.explicit and _sibling(name, package) in cycle
-
-    return tuple(replaced(site, names=tuple(
-        replaced(n, lazy=False, reason=Reason.IMPORT_CYCLE, used_at_import=None,
-                  unused=False) if closes(n) else n for n in site.names))
-        if any(closes(n) for n in site.names) else site for site in imports)
+    return _made_eager(imports, Reason.IMPORT_CYCLE, lambda name: (
+        name.lazy and not name.explicit and _sibling(name, package) in cycle))
 
 
 def _in_stdlib(module) -> bool:
@@ -762,14 +759,9 @@ def _own_package_eager(imports, package) -> tuple:
         return imports
     prefix = package + "."
 
-    def own(name):
-        return name.lazy and not name.explicit and (
-            name.module == package or name.module.startswith(prefix))
-
-    return tuple(replaced(site, names=tuple(
-        replaced(n, lazy=False, reason=Reason.IMPORT_CYCLE, used_at_import=None,
-                  unused=False) if own(n) else n for n in site.names))
-        if any(own(n) for n in site.names) else site for site in imports)
+    return _made_eager(imports, Reason.IMPORT_CYCLE, lambda name: (
+        name.lazy and not name.explicit
+        and (name.module == package or name.module.startswith(prefix))))
 
 
 def _stdlib_reads_stdlib(facts: ModuleFacts, imports) -> bool:
