@@ -75,15 +75,13 @@ def _mechanism(request):
 
 # pytest caches the test modules it rewrites (assertions) as pycs, unless
 # sys.dont_write_bytecode: with PYTHONDONTWRITEBYTECODE set (this machine sets it, as
-# many CI images do) each xdist worker rewrote every test module again at every run
-# (about 0.9 s of CPU a worker on the 2-core machine, 2026-12-06). They are written for
-# the collection only; the tests run with the interpreter's setting as it was.
+# many CI images do) each xdist worker would rewrite every test module again at every run
+# (about 1 s of CPU a worker on the 2-core machine). They are written for the collection
+# only; the tests run with the interpreter's setting as it was. This conftest is imported
+# before the test modules; a conftest's pytest_collectstart is not called for the Session
+# (its hooks apply to the nodes under its directory), pytest_collection_finish is.
 _dont_write_bytecode = sys.dont_write_bytecode
-
-
-def pytest_collectstart(collector):
-    if isinstance(collector, pytest.Session):
-        sys.dont_write_bytecode = False
+sys.dont_write_bytecode = False
 
 
 def pytest_collection_finish(session):
