@@ -52,12 +52,15 @@ _SESSIONS: dict = {}
 
 
 @pytest.fixture
-def lazy_session(request):
-    """``pytest -s --lazify --lazify-report=out.json`` on the project: one session for
-    the tests that assert on it, run by the first of them in this process; (result,
-    the project's directory)."""
+def lazy_session(request, monkeypatch):
+    """``pytest -s --lazify --lazify-report=out.json`` on the project, a user's first run
+    (lazify's default deferral, a bytecode cache it can write): one session for the tests
+    that assert on it, run by the first of them in this process; (result, the project's
+    directory)."""
     if "lazy" not in _SESSIONS:
         project = request.getfixturevalue("project")
+        monkeypatch.delenv("LAZIFY_DEFER_REWRITE")          # lazify's default, not the suite's
+        monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
         result = project.runpytest_subprocess("-s", "--lazify", "--lazify-report=out.json")
         _SESSIONS["lazy"] = result, project.path
     return _SESSIONS["lazy"]
@@ -94,22 +97,27 @@ def test_p_lazify_turns_it_on_as_the_option_does(project):
     defers_and_summarises(project.runpytest_subprocess("-s", "-p", "lazify"))
 
 
-@pytest.mark.parametrize("env, lazy", [({}, True), ({"PYTHONDONTWRITEBYTECODE": "1"}, False)],
-                         ids=["cache-writable", "no-writable-cache"])
-def test_first_run_is_lazy_where_the_cache_can_be_written(project, monkeypatch, env, lazy):
-    """A test run that asks for lazy imports is lazy from its first run (a CI job's every
-    run): misses are rewritten at once where the rewrite can be cached, not served plain
-    until a later run as at a start of an enabled environment; where it cannot be cached,
-    served plain (the rewrite would be paid at every run), and the summary says so."""
-    monkeypatch.delenv("LAZIFY_DEFER_REWRITE")          # lazify's default, not the suite's
-    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
-    result = project.runpytest_subprocess("-s", "--lazify", "-p", "no:cacheprovider")
+def first_run(result, lazy):
     result.assert_outcomes(passed=2)
     assert f"UNUSED-RAN {not lazy}" in result.stdout.str()
     # the summary lists mylib's deferred import only when mylib was rewritten
     assert ("  mylib:2: import unused_dep" in result.outlines) is lazy
+
+
+def test_first_run_is_lazy_where_the_cache_can_be_written(lazy_session):
+    """A test run that asks for lazy imports is lazy from its first run (a CI job's every
+    run): misses are rewritten at once where the rewrite can be cached, not served plain
+    until a later run as at a start of an enabled environment."""
+    first_run(lazy_session[0], lazy=True)
+
+
+def test_first_run_is_plain_where_the_cache_cannot_be_written(project, monkeypatch):
+    """Where the rewrite cannot be cached, misses are served plain (the rewrite would be
+    paid at every run), and the summary says so."""
+    monkeypatch.delenv("LAZIFY_DEFER_REWRITE")          # lazify's default, not the suite's
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    first_run(project.runpytest_subprocess("-s", "--lazify", "-p", "no:cacheprovider"),
+              lazy=False)
 
 
 def test_addopts(project):
