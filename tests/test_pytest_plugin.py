@@ -156,10 +156,21 @@ def test_doctest_modules_on_pending_names(project):
     result.assert_outcomes(passed=1)
 
 
-def test_importlib_import_mode(project):
-    result = project.runpytest_subprocess("-s", "--lazify", "--import-mode=importlib")
-    result.assert_outcomes(passed=2)
-    assert "UNUSED-RAN False" in result.stdout.str()
+@pytest.fixture
+def importlib_session(request):
+    """``pytest -s --lazify --import-mode=importlib`` on the project, asked to write its
+    report where it cannot: one session for the two tests that assert on it, run by the
+    first of them in this process; its result."""
+    if "importlib" not in _SESSIONS:
+        project = request.getfixturevalue("project")
+        _SESSIONS["importlib"] = project.runpytest_subprocess(
+            "-s", "--lazify", "--import-mode=importlib", "--lazify-report=no/such/dir/out.json")
+    return _SESSIONS["importlib"]
+
+
+def test_importlib_import_mode(importlib_session):
+    importlib_session.assert_outcomes(passed=2)
+    assert "UNUSED-RAN False" in importlib_session.stdout.str()
 
 
 def test_xdist_workers_lazy_and_summary_merged(project):
@@ -213,8 +224,8 @@ def test_native_mechanism(project):
     assert records["import unused_dep"]["resolved"] is False
 
 
-def test_unwritable_report_is_one_line(project):
-    result = project.runpytest_subprocess("--lazify", "--lazify-report=no/such/dir/out.json")
+def test_unwritable_report_is_one_line(importlib_session):
+    result = importlib_session
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["lazify: cannot write the report no/such/dir/out.json: "
                                  "No such file or directory"])
