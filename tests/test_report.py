@@ -264,8 +264,9 @@ def test_a_command_printing_differently_is_reported(tmp_path):
 @pytest.fixture(scope="module")
 def environment_report(tmp_path_factory):
     """One report of a program that prints what it sees of its environment, run with
-    LAZIFY=1 and a PYTHONPATH holding a sitecustomize of the user's: (process, data,
-    PYTHONPATH). show.py imports mod, which imports json and never uses it."""
+    LAZIFY=1, PYTHONDONTWRITEBYTECODE=1 (lazify's cache stays cold) and a PYTHONPATH
+    holding a sitecustomize of the user's: (process, data, PYTHONPATH). show.py imports
+    mod, which imports json and never uses it."""
     root = tmp_path_factory.mktemp("environment")
     custom = root / "custom"
     write(custom, "sitecustomize.py", "import sys; sys.stderr.write('user sitecustomize\\n')\n")
@@ -281,7 +282,8 @@ def environment_report(tmp_path_factory):
     write(root, "mod.py", "import json\n")
     pythonpath = os.pathsep.join([ROOT, str(custom)])
     proc, data = report(["--", sys.executable, "show.py"], cwd=root,
-                        env_extra={"PYTHONPATH": pythonpath, "LAZIFY": "1"})
+                        env_extra={"PYTHONPATH": pythonpath, "LAZIFY": "1",
+                                   "PYTHONDONTWRITEBYTECODE": "1"})
     assert proc.returncode == 0, proc.stderr
     return proc, data, pythonpath
 
@@ -643,13 +645,10 @@ def test_record_first_use_through_a_modules_own_getattr(tmp_path):
     assert f"pkg 1 from .sub import VALUE {{'file': {user!r}, 'line': 4}}" in lines
 
 
-def test_a_cold_lazify_cache_is_noted(tmp_path, heavyapp_report):
+def test_a_cold_lazify_cache_is_noted(heavyapp_report, environment_report):
     warm, _page = heavyapp_report      # the warm-up runs filled the cache
     assert not [n for n in warm["notes"] if "lazify._rewrite" in n]
-    write(tmp_path, "cold.py", "import never_cached\n")
-    write(tmp_path, "never_cached.py", "import json\nprint(json.dumps(2))\n")
-    _proc, cold = report(["--", sys.executable, "cold.py"], cwd=tmp_path,
-                         env_extra={"PYTHONDONTWRITEBYTECODE": "1"})
+    _proc, cold, _pythonpath = environment_report     # mod is rewritten at every run
     assert any("PYTHONDONTWRITEBYTECODE is set" in n for n in cold["notes"])
     assert any("lazify._rewrite" in n for n in cold["notes"])
 
