@@ -246,7 +246,8 @@ def _read_state(path: str) -> dict | None:
 def collect(argv, *, rounds: int, stdin: bytes | None, cwd=None, timeout=None,
             mechanism=None, progress=None) -> dict:
     """Run the command: one warm-up run per mode, then *rounds* interleaved timed
-    rounds and *rounds* interleaved trace rounds (``-X importtime``, the record)."""
+    rounds and *rounds* interleaved trace rounds (``-X importtime``, the record); with
+    *rounds* 0 no timed round and one trace round."""
     site = _site_dir()
     base = dict(os.environ)
     try:
@@ -257,7 +258,7 @@ def collect(argv, *, rounds: int, stdin: bytes | None, cwd=None, timeout=None,
         for i in range(rounds):
             order = ("plain", "lazy") if i % 2 == 0 else ("lazy", "plain")
             steps += [("timed", mode, False) for mode in order]
-        for i in range(rounds):
+        for i in range(max(rounds, 1)):
             order = ("plain", "lazy") if i % 2 == 0 else ("lazy", "plain")
             steps += [("trace", mode, True) for mode in order]
         plain_off = False
@@ -694,7 +695,10 @@ def analyse(argv, collected: dict, *, rounds: int, excluding=None) -> dict:
         lazy_state = timed["lazy"][0].state
     mechanism = (lazy_state or {}).get("mechanism")
     eager, deferred = _classify(roots["plain"], roots["lazy"], lazy_state, excluding, mechanism)
-    comparison = compare_outputs(timed["plain"], timed["lazy"])
+    # exit status and output: of the timed runs, of the traced ones when none was timed
+    # (--rounds 0); a trace run's stderr is the program's once -X importtime's lines are out
+    shown = timed if timed["plain"] or timed["lazy"] else traces
+    comparison = compare_outputs(shown["plain"], shown["lazy"])
     problems = []
     for mode in ("plain", "lazy"):
         failed = [r for r in timed[mode] + traces[mode] if r.returncode != 0]
@@ -738,8 +742,8 @@ def analyse(argv, collected: dict, *, rounds: int, excluding=None) -> dict:
     ratio = ratios["median"]
     summary = {
         "ok": not problems,
-        "exit_plain": timed["plain"][0].returncode if timed["plain"] else None,
-        "exit_lazy": timed["lazy"][0].returncode if timed["lazy"] else None,
+        "exit_plain": shown["plain"][0].returncode if shown["plain"] else None,
+        "exit_lazy": shown["lazy"][0].returncode if shown["lazy"] else None,
         "same_output": comparison["same"],
         "rounds": rounds,
         "time_plain_ms": wall["plain"]["median"],
@@ -772,8 +776,8 @@ def analyse(argv, collected: dict, *, rounds: int, excluding=None) -> dict:
         "problems": problems,
         "output": comparison,
         "runs": {m: {"rounds": runs_of(m), "tree": roots[m], "statuses": _status_counts(roots[m]),
-                     "stdout_tail": timed[m][0].stdout[-2000:] if timed[m] else "",
-                     "stderr_tail": _strip(timed[m][0].stderr)[-2000:] if timed[m] else ""}
+                     "stdout_tail": shown[m][0].stdout[-2000:] if shown[m] else "",
+                     "stderr_tail": _strip(shown[m][0].stderr)[-2000:] if shown[m] else ""}
                  for m in ("plain", "lazy")},
         "eager": eager,
         "deferred": deferred,

@@ -27,8 +27,9 @@ def write(root, relpath: str, text: str) -> str:
 
 
 def report(args, cwd, input=None, env_extra=None):
-    """Run ``lazify report --format json --rounds 1 ARGS`` in a child; (process, data)."""
-    proc = run_python(["-m", "lazify", "report", "--format", "json", "--rounds", "1", *args],
+    """Run ``lazify report --format json --rounds 0 ARGS`` in a child (a warm-up and a
+    traced run per mode, nothing timed; a later ``--rounds`` in ARGS wins); (process, data)."""
+    proc = run_python(["-m", "lazify", "report", "--format", "json", "--rounds", "0", *args],
                       cwd=cwd, input=input, env_extra=env_extra, timeout=300)
     data = json.loads(proc.stdout) if proc.stdout.strip() else None
     return proc, data
@@ -227,7 +228,7 @@ def test_a_failing_command_is_reported(tmp_path):
         sys.exit(3)
     """)
     out = tmp_path / "r.html"
-    proc = run_python(["-m", "lazify", "report", "--rounds", "1", "-o", str(out), "--",
+    proc = run_python(["-m", "lazify", "report", "--rounds", "0", "-o", str(out), "--",
                        sys.executable, "fails.py"], cwd=tmp_path)
     assert proc.returncode == 1
     assert "problem: the plain run exited with status 3" in proc.stderr
@@ -305,7 +306,7 @@ def test_usage_errors(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip() == "lazify report: command not found: no-such-command-x"
     proc = run_python(["-m", "lazify", "report", "-o", str(tmp_path / "missing" / "r.html"),
-                       "--rounds", "1", "--", sys.executable, "-c", "pass"], cwd=tmp_path)
+                       "--rounds", "0", "--", sys.executable, "-c", "pass"], cwd=tmp_path)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "lazify report: cannot write" in proc.stderr
 
@@ -317,7 +318,7 @@ def test_json_to_a_closed_pipe(tmp_path):
     from tests._util import child_env
 
     proc = subprocess.run(
-        f"{sys.executable} -m lazify report --format json --rounds 1 -- {sys.executable} -c pass | head -c 10",
+        f"{sys.executable} -m lazify report --format json --rounds 0 -- {sys.executable} -c pass | head -c 10",
         shell=True, cwd=tmp_path, env=child_env(), capture_output=True, text=True, timeout=300)
     assert proc.stdout == '{\n "lazify'
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
@@ -600,7 +601,7 @@ def test_a_killed_command_is_reported(tmp_path):
 def test_peak_memory_is_the_programs(tmp_path):
     write(tmp_path, "big.py", "block = bytearray(96 << 20)\n")
     write(tmp_path, "small.py", "pass\n")
-    _proc, big = report(["--", sys.executable, "big.py"], cwd=tmp_path)
+    _proc, big = report(["--rounds", "1", "--", sys.executable, "big.py"], cwd=tmp_path)
     # the report's own size is not the program's (fork then exec: the kernel's
     # ru_maxrss of the child counts the parent's pages it had before exec)
     proc = run_python(["-c", "ballast = b'x' * (128 << 20)\n"
@@ -705,6 +706,35 @@ def test_the_plain_run_is_plain_in_an_enabled_environment(tmp_path):
     assert "json" in names(data["runs"]["plain"]["tree"])
     assert "json" not in names(data["runs"]["lazy"]["tree"])
     assert any("set LAZIFY=0" in note for note in data["notes"])
+
+def test_rounds_0_traces_once_and_times_nothing(tmp_path):
+    """``--rounds 0``: a warm-up and a traced run per mode, the trees, the record and the
+    output compared, no times and no memory (none was measured)."""
+    write(tmp_path, "mod.py", "import json\n")
+    write(tmp_path, "count.py", """\
+        import mod
+        with open("runs.txt", "a") as f:
+            f.write("x")
+        print("counted")
+    """)
+    proc, data = report(["--", sys.executable, "count.py"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "runs.txt").read_text() == "xxxx"
+    s = data["summary"]
+    assert s["rounds"] == 0 and s["ok"] and s["same_output"]
+    for key in ("time_plain_ms", "time_lazy_ms", "speedup", "peak_rss_plain_mib",
+                "peak_rss_lazy_mib"):
+        assert s[key] is None, key
+    assert data["runs"]["plain"]["rounds"] == data["runs"]["lazy"]["rounds"] == []
+    assert data["runs"]["lazy"]["stdout_tail"] == "counted\n"
+    assert "json" in names(data["runs"]["plain"]["tree"])
+    assert "json" not in names(data["runs"]["lazy"]["tree"])
+    assert f"lazify report: modules {s['modules_plain']} -> {s['modules_lazy']} " \
+           "(no timed rounds)" in proc.stderr
+    page = _report_html.render(data)
+    headline_matches(page, s)
+    assert "no timed rounds, 1 traced" in page and "compared over 1 round each" in page
+
 
 def test_output_that_varies_by_itself_is_compared_on_the_exit_status(tmp_path):
     write(tmp_path, "clock.py", "import time\nprint(time.perf_counter_ns())\n")
