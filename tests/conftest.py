@@ -44,6 +44,11 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "native_gap(cause): a scenario the native mechanism fails; it runs "
         "with the rewrite, and on 3.15+ natively too as a strict xfail naming the cause")
+    # With -n, each test module runs on one worker (xdist's --dist loadfile, not -n's
+    # default load): a module's shared fixture (a report, a pytest session, a batch of
+    # children) is made once, not once on every worker that runs one of its tests.
+    if getattr(config.option, "dist", None) == "load":
+        config.option.dist = "loadfile"
 
 
 def pytest_generate_tests(metafunc):
