@@ -37,6 +37,39 @@ def run_python_fixture():
     return run_python
 
 
+@pytest.fixture
+def lazify_cli(capsys, monkeypatch):
+    """``lazify ARGS`` in this process (the command line's ``main``), in *cwd*, with
+    *env_extra* (None removes a variable): a CompletedProcess of its exit status, stdout
+    and stderr. For the commands that emit with libcst (``fix``, ``rewrite``, ``diff``),
+    whose import costs a child about 0.3 s of CPU; ``python -m lazify`` itself is
+    tests/test_cli.py's."""
+    import subprocess
+
+    from lazify._cli import main
+
+    def run(args, *, cwd, env_extra=None):
+        capsys.readouterr()
+        with monkeypatch.context() as patch:
+            patch.chdir(cwd)
+            for key, value in (env_extra or {}).items():
+                if value is None:
+                    patch.delenv(key, raising=False)
+                else:
+                    patch.setenv(key, value)
+            _settings.settings.mechanism = None       # from LAZIFY_MECHANISM, as a child's
+            try:
+                code = main(list(args))
+            except SystemExit as exc:
+                code = exc.code
+            finally:
+                _settings.settings.mechanism = None
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(["lazify", *args], code, out, err)
+
+    return run
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "rewrite_only(why): the test checks the rewrite mechanism itself; it "
