@@ -102,8 +102,16 @@ def _results(files, hash_based, force, jobs):
     except ValueError:                   # no fork here (Windows): the default
         context = multiprocessing.get_context()
     chunk = max(1, min(16, len(files) // (jobs * 8)))
-    with context.Pool(jobs) as pool:
+    # the workers ignore Ctrl-C (the whole process group gets it): the parent's
+    # KeyboardInterrupt ends the pool, and says so once (lazify._cli)
+    with context.Pool(jobs, initializer=_ignore_sigint) as pool:
         yield from pool.imap_unordered(_one_star, [(p, hash_based, force) for p in files], chunk)
+
+
+def _ignore_sigint() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _one_star(args):

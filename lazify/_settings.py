@@ -229,9 +229,10 @@ def env_flag(name: str, default: bool = False, environ=None):
     if word in _FALSE:
         return False
     if word:
-        what = "unset" if default is None else int(default)
+        # one wording whatever *default* this reader has: two readers of one variable
+        # (the .pth file's and install()'s LAZIFY) report one line, not two that differ
         report(f"{name}={value!r} is not one of 1/0, true/false, yes/no, on/off; "
-               f"taken as {what}")
+               "taken as unset")
     return default
 
 

@@ -238,6 +238,11 @@ def test_lazify_0_in_an_enabled_environment(env):
     try:
         assert _app(env, LAZIFY="0") == (["True", "True", "False"], "")
         assert _app(env, LAZIFY="Off", LAZIFY_DISABLE="1") == (["True", "True", "False"], "")
+        # a malformed LAZIFY is read by the .pth file and by install(): one line, not two
+        # that differ; taken as unset, the enabled environment stays on
+        probes, err = _app(env, LAZIFY="banana")
+        assert (probes[-1], err) == ("True", "lazify: LAZIFY='banana' is not one of 1/0, "
+                                             "true/false, yes/no, on/off; taken as unset\n")
         status = _run([env["lazify"], "status"], LAZIFY="0")
         assert status.returncode == 1 and status.stdout.startswith("lazify is off: LAZIFY=0")
     finally:
