@@ -5,6 +5,7 @@ from __future__ import annotations
 import html.parser
 import json
 import os
+import subprocess
 import sys
 import textwrap
 
@@ -13,7 +14,7 @@ import pytest
 from lazify import _report, _report_html
 from tests import _browser
 from tests._sample import full_only
-from tests._util import ROOT, run_python
+from tests._util import ROOT, child_env, run_python, tool_beside_python
 
 EXAMPLES = os.path.join(ROOT, "examples")
 
@@ -301,11 +302,24 @@ def test_usage_errors(tmp_path):
         "lazify report: no command given (lazify report -- CMD ARGS...)"
     proc = run_python(["-m", "lazify", "report", "--", "no-such-command-x"], cwd=tmp_path)
     assert proc.returncode == 2
-    assert proc.stderr.strip() == "lazify report: command not found: no-such-command-x"
+    assert proc.stderr.strip() == ("lazify report: command not found: no-such-command-x "
+                                   f"(not on PATH nor in {os.path.dirname(sys.executable)})")
     proc = run_python(["-m", "lazify", "report", "-o", str(tmp_path / "missing" / "r.html"),
                        "--rounds", "1", "--", sys.executable, "-c", "pass"], cwd=tmp_path)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "lazify report: cannot write" in proc.stderr
+
+
+def test_a_command_beside_the_interpreter(tmp_path):
+    """``venv/bin/lazify report -- mytool`` from a shell that never activated the venv:
+    found where pip installed it, beside lazify, as ``lazify run`` finds it."""
+    python = tool_beside_python(tmp_path / "bin", "mytool", "import json\nprint('ok')\n")
+    proc = subprocess.run([python, "-m", "lazify", "report", "--format", "json", "--rounds",
+                           "1", "--", "mytool"], cwd=tmp_path, capture_output=True, text=True,
+                          env=child_env({"PATH": "/usr/bin:/bin", "PYTHONPATH": ROOT}),
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["runs"]["lazy"]["stdout_tail"] == "ok\n"
 
 
 def test_json_to_a_closed_pipe(tmp_path):
