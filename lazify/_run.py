@@ -1,7 +1,8 @@
 """``lazify run``: run a program as ``python`` would, with global lazy imports (PEP 690's ``-L``).
 
 The targets are python's: ``-m MODULE``, ``-c CODE``, ``-`` (standard input), a script
-path, and, beyond python, the name of a console script found on ``PATH`` (run as
+path, and, beyond python, the name of a console script found on ``PATH`` or beside the
+interpreter (:func:`scripts_directory`; run as
 ``python /path/to/script`` would run it).  Each gets the ``sys.argv``, ``__name__``,
 ``sys.path[0]``, exit status and traceback python gives it.
 
@@ -26,7 +27,8 @@ targets:
   -c CODE         run a string, like `python -c CODE`
   -               run the program read from standard input, like `python -`
   SCRIPT          run a script, a directory or a zip file with __main__.py
-  COMMAND         a console script found on PATH (`lazify run http --version`)
+  COMMAND         a console script on PATH or beside lazify's interpreter
+                  (`lazify run http --version`)
   ARGS            passed on as sys.argv[1:]
 
 options:
