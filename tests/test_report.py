@@ -668,6 +668,26 @@ def test_a_cold_lazify_cache_is_noted(tmp_path, heavyapp_report):
     assert any("lazify._rewrite" in n for n in cold["notes"])
 
 
+def test_modules_served_plain_in_the_lazy_run_are_noted(tmp_path):
+    """A container's PYTHONDONTWRITEBYTECODE over modules with plain pycs (as pip installs
+    them) and no lazify cache: the lazy run imports them eagerly, and the report says how
+    many and why, on the page and after the summary line, not only that it was slower."""
+    write(tmp_path, "app.py", "import dep\nprint(dep.f())\n")
+    write(tmp_path, "dep.py", "import json\n\ndef f():\n    return 1\n")
+    run_python(["-c", "import dep"], cwd=tmp_path, check=True)        # dep's plain pyc
+    # LAZIFY_DEFER_REWRITE unset: a user's default (the scenarios rewrite misses at once)
+    proc, data = report(["--", sys.executable, "app.py"], cwd=tmp_path,
+                        env_extra={"PYTHONDONTWRITEBYTECODE": "1", "LAZIFY_DEFER_REWRITE": None})
+    assert proc.returncode == 0, proc.stderr
+    noted = [n for n in data["notes"] if "missing from lazify's bytecode cache" in n]
+    assert len(noted) == 1 and noted[0].startswith("1 module of the lazy run"), data["notes"]
+    assert f"lazify report: note: {noted[0]}" in proc.stderr.splitlines()
+    # and none where the warm-up run filled the cache
+    proc, data = report(["--", sys.executable, "app.py"], cwd=tmp_path,
+                        env_extra={"LAZIFY_DEFER_REWRITE": None})
+    assert not [n for n in data["notes"] if "missing from" in n], data["notes"]
+
+
 @pytest.mark.skipif(sys.version_info >= (3, 15), reason="the native mechanism is there")
 def test_lazify_that_cannot_be_activated_is_reported(tmp_path):
     """lazify failing to install in the command's Python gives one problem line and

@@ -113,6 +113,8 @@ def _print_summary(report, output, out):
                      f"peak RSS {s['peak_rss_plain_mib']} -> {s['peak_rss_lazy_mib']} MiB")
     for problem in report["problems"]:
         lines.append(f"problem: {problem}")
+    for note in report.get("notes", ()):
+        lines.append(f"note: {note}")
     if output != "-":
         lines.append(f"report written to {output}")
     for line in lines:
