@@ -247,6 +247,10 @@ def summary(snap: dict) -> dict:
     }
 
 
+def _many(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def format_summary(snap: dict, shown: int = SHOWN, title: str = "lazify", first=None) -> str:
     """The summary section as text lines (what ``--summary`` and pytest print).
 
@@ -258,15 +262,15 @@ def format_summary(snap: dict, shown: int = SHOWN, title: str = "lazify", first=
         prefix = os.path.join(os.path.abspath(first), "")
         s["never_resolved_imports"].sort(
             key=lambda r: not (r["file"] or "").startswith(prefix))
-    lines = [f"{title}: {s['modules_rewritten']} modules rewritten, "
-             f"{s['imports_deferred']} imports deferred, "
+    lines = [f"{title}: {_many(s['modules_rewritten'], 'module')} rewritten, "
+             f"{_many(s['imports_deferred'], 'import')} deferred, "
              f"{s['never_resolved']} never resolved"]
     if s["served_plain"]:
         # a cold cache: the counts above are less than lazify defers once it is written
-        lines.append(f"  {s['served_plain']} module{'s' if s['served_plain'] != 1 else ''} "
-                     "imported eagerly: missing from lazify's bytecode cache (not writable "
-                     "here: PYTHONDONTWRITEBYTECODE, a read-only site-packages; or not "
-                     "written yet); `lazify compile --env` writes it")
+        lines.append(f"  {_many(s['served_plain'], 'module')} imported eagerly: missing from "
+                     "lazify's bytecode cache (not writable here: PYTHONDONTWRITEBYTECODE, "
+                     "a read-only site-packages; or not written yet); `lazify compile --env` "
+                     "writes it")
     for record in s["never_resolved_imports"][:shown]:
         lines.append(f"  {record['module']}:{record['line']}: {record['statement']}")
     more = s["never_resolved"] - shown
