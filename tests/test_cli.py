@@ -151,3 +151,18 @@ def test_ctrl_c_ends_a_command_with_one_line(tmp_path, argv):
                           capture_output=True, text=True, timeout=120, start_new_session=True,
                           env={**os.environ, "PYTHONPATH": ROOT})
     assert (proc.returncode, proc.stderr) == (130, f"lazify {argv[0]}: interrupted\n")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize("argv", [["check", "."], ["diff", "."], ["fix", "--diff", "."],
+                                  ["compile", "."], ["rewrite", "-o", "out", "."]])
+def test_a_fifo_in_a_tree_is_not_a_source_file(tmp_path, argv):
+    """A named pipe (or socket, device) called *.py in a walked tree: reading it would
+    block for ever; the walk leaves it out and the command ends."""
+    write(tmp_path, "a.py", "import json\n\ndef f():\n    return json\n")
+    os.mkfifo(tmp_path / "pipe.py")
+    proc = subprocess.run([sys.executable, "-m", "lazify", *argv], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": ROOT})
+    assert proc.returncode in (0, 1) and "pipe.py" not in proc.stdout + proc.stderr, proc.stderr
+    assert "a.py" in proc.stdout + proc.stderr or argv[0] in ("compile", "rewrite"), proc.stdout
