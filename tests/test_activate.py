@@ -249,7 +249,8 @@ def test_lazify_0_in_an_enabled_environment(env):
         _run([env["lazify"], "disable"])
 
 
-@pytest.mark.parametrize("case", ["broken", "unreadable", "python 3.9", "unknown python"])
+@pytest.mark.parametrize("case", ["broken", "unreadable", "python 3.9", "unknown python",
+                                  "not a program"])
 def test_enable_refuses_bad_input_in_one_line_and_changes_nothing(env, case):
     args, status = [], 2
     if case == "broken":
@@ -263,8 +264,13 @@ def test_enable_refuses_bad_input_in_one_line_and_changes_nothing(env, case):
         if not os.path.exists(OLD_PYTHON):
             pytest.skip(f"no Python 3.9 at {OLD_PYTHON}")
         args, message, status = ["--python", OLD_PYTHON], "lazify needs 3.10 or newer", 1
-    else:
-        args, message = ["--python", "/nonexistent/python"], "no such interpreter"
+    elif case == "unknown python":
+        args, message = ["--python", "/nonexistent/python"], "no such interpreter (no such file)"
+    else:                                # a file that is there, not a typo'd path
+        text = os.path.join(env["home"], "notes.txt")
+        with open(text, "w") as f:
+            f.write("not a program\n")
+        args, message = ["--python", text], "no such interpreter (not an executable file)"
     proc = _enable(env, *args)
     assert proc.returncode == status
     assert proc.stdout == ""
