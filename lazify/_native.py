@@ -60,20 +60,66 @@ def lazy_imports_filter(importer, name, fromlist):
         return True                      # a finder's own trouble: leave it to the import
 
 
-#: :func:`lazify._native_catchup.install`, once a package has needed it
-_install_catch_up = None
+#: whether the interpreter lists its pending lazy imports (PEP 810's ``sys.lazy_modules``)
+_LAZY_MODULES = hasattr(sys, "lazy_modules")
+_MISSING = object()
+#: the ``__name__`` of importlib's frozen bootstrap, whose ``_handle_fromlist`` probes
+#: ``hasattr(pkg, "sub")`` for ``from pkg import sub`` and imports the submodule
+#: itself when the answer is no (as ``_importlib_bootstrap._IMPORTLIB_BOOTSTRAP``)
+_IMPORTLIB_BOOTSTRAP = frozenset({"importlib._bootstrap", "_frozen_importlib"})
+#: :func:`lazify._native_catchup.missing`, once a package's ``__getattr__`` has needed it
+_missing = None
 
 
 def catch_up_for(fullname, code) -> None:
-    """A package the hook compiled natively answers for submodules a pending import
-    would have loaded (:func:`lazify._native_catchup.install`, imported at the first)."""
-    global _install_catch_up
-    if _install_catch_up is None:
+    """Give the package ``fullname``, whose body is about to run the hook's native
+    ``code``, the ``__getattr__`` of the package-submodule catch-up
+    (:mod:`lazify._native_catchup`; not a module that took the rewrite, which has the
+    rewrite's; not one asked for its code outside an import).  Here, in a module every
+    start loads, so that the catch-up's own module is imported only when a package
+    lacks an attribute while lazy imports are pending, not at every start."""
+    if "__lazy__" in code.co_names or not _LAZY_MODULES:
+        return
+    module = _modules.get(fullname)
+    namespace = getattr(module, "__dict__", None)
+    if namespace is None or "__path__" not in namespace or "__getattr__" in namespace:
+        return
+    if not getattr(namespace.get("__spec__"), "_initializing", False):
+        return
+    namespace["__getattr__"] = _getattr_for(module)
+
+
+def _getattr_for(module):
+    namespace = module.__dict__
+    getattribute = type(module).__getattribute__
+
+    def __getattr__(name):
+        # a dunder, or importlib's probe, is never a submodule to catch up
+        if sys.lazy_modules and not (name.startswith("__") and name.endswith("__")) \
+                and sys._getframe(1).f_globals.get("__name__") not in _IMPORTLIB_BOOTSTRAP:
+            value = _catch_up(module, name)
+            if value is not _MISSING:
+                return value
+        # the interpreter's own answer, without this hook: its exact AttributeError
+        # (partially initialised modules, names shadowing a library, suggestions)
+        hook = namespace.pop("__getattr__", _MISSING)
+        try:
+            return getattribute(module, name)
+        finally:
+            if hook is not _MISSING:
+                namespace.setdefault("__getattr__", hook)
+    return __getattr__
+
+
+def _catch_up(module, name):
+    """:func:`lazify._native_catchup.missing`, imported at the first call."""
+    global _missing
+    if _missing is None:
         from . import _native_catchup
 
         _native_catchup.native_modules = native_modules
-        _install_catch_up = _native_catchup.install
-    _install_catch_up(fullname, code)
+        _missing = _native_catchup.missing
+    return _missing(module, name, _MISSING)
 
 
 def native_on() -> None:
