@@ -119,7 +119,7 @@ def _block_ranges(co_code):
     return tuple(ranges)
 
 
-def guarded(frame) -> bool:
+def guarded(frame):
     """Whether the module whose body runs in ``frame`` is being imported where an
     ImportError would be caught: the first frame above the import machinery is
     covered by a handler in code that names ImportError, ModuleNotFoundError or
@@ -194,7 +194,7 @@ def _known_guarded(frame):
     return None
 
 
-def _keep_guarded(frame, guarded) -> None:
+def _keep_guarded(frame, guarded):
     state = _rewritten_state(frame)
     if state is not None:
         state.guarded = guarded
@@ -204,7 +204,7 @@ def _keep_guarded(frame, guarded) -> None:
     _native_guarded[id(frame)] = (id(frame.f_globals), frame.f_code, guarded)
 
 
-def machinery_file(filename) -> None:
+def machinery_file(filename):
     """Count the frames of code from ``filename`` as import machinery: the
     rewrite's runtime, whose frames a deferred import runs in."""
     _machinery_files[filename] = True
@@ -224,7 +224,7 @@ def find_spec(fullname, path):
 _findable = {}
 
 
-def findable(top) -> bool:
+def findable(top):
     """Whether a finder has the top-level module ``top`` (a finder's error propagates)."""
     if _findable.get(top) == len(sys.path):
         return True
@@ -234,7 +234,7 @@ def findable(top) -> bool:
     return True
 
 
-def forget_findable() -> None:
+def forget_findable():
     """Search again for every package: after ``importlib.invalidate_caches()`` or
     ``uninstall()``."""
     _findable.clear()

@@ -71,7 +71,7 @@ _IMPORTLIB_BOOTSTRAP = frozenset({"importlib._bootstrap", "_frozen_importlib"})
 _missing = None
 
 
-def catch_up_for(fullname, code) -> None:
+def catch_up_for(fullname, code):
     """Give the package ``fullname``, whose body is about to run the hook's native
     ``code``, the ``__getattr__`` of the package-submodule catch-up
     (:mod:`lazify._native_catchup`; not a module that took the rewrite, which has the
@@ -122,7 +122,7 @@ def _catch_up(module, name):
     return _missing(module, name, _MISSING)
 
 
-def native_on() -> None:
+def native_on():
     """PEP 810's "normal" mode (explicit ``lazy`` statements only: the hook's and
     the program's own) with lazify's filter; the previous ones are kept."""
     if not AVAILABLE:
@@ -160,7 +160,7 @@ def _atexit():
 _exit_registered = False
 
 
-def _filter_off_at_exit() -> None:
+def _filter_off_at_exit():
     """At exit, after the program's own exit handlers (registered after this one):
     give the interpreter back the filter it had.  A filter still set when the
     interpreter finalizes keeps lazify's modules, and every module their globals
@@ -174,7 +174,7 @@ def _filter_off_at_exit() -> None:
         sys.set_lazy_imports_filter(previous[1])
 
 
-def native_off() -> None:
+def native_off():
     """Give the interpreter back the lazy imports mode and filter it had."""
     previous, settings.previous = settings.previous, None
     if previous is not None:
@@ -190,12 +190,12 @@ MECHANISMS = ("native", "rewrite")
 NATIVE_AVAILABLE = AVAILABLE
 
 
-def default_mechanism() -> str:
+def default_mechanism():
     """"native" where the interpreter has PEP 810's lazy imports, else "rewrite"."""
     return "native" if NATIVE_AVAILABLE else "rewrite"
 
 
-def check_mechanism(mechanism) -> str:
+def check_mechanism(mechanism):
     """``mechanism``, or the default for None; ValueError for an unknown one, or
     "native" on an interpreter without PEP 810."""
     if mechanism is None:
@@ -209,7 +209,7 @@ def check_mechanism(mechanism) -> str:
     return mechanism
 
 
-def set_mechanism(name: str) -> None:
+def set_mechanism(name):
     """Compile modules for mechanism ``name`` from now on (checked), and set the
     interpreter up for it: PEP 810's "normal" mode and lazify's filter for
     "native", the interpreter's previous mode and filter otherwise."""
