@@ -10,7 +10,7 @@ settings and guarded-import check.
 
 import sys
 
-from ._guarded import findable, guarded
+from ._guarded import find_spec, findable, guarded
 from ._settings import lazy_importers, lazy_now, opted_in, settings
 
 #: whether this interpreter has PEP 810's lazy imports (3.15+)
@@ -111,15 +111,34 @@ def _getattr_for(module):
     return __getattr__
 
 
+#: "pkg.name" the finders said is no submodule (asked once, as the rewrite's runtime)
+_not_submodules = set()
+
+
 def _catch_up(module, name):
-    """:func:`lazify._native_catchup.missing`, imported at the first call."""
+    """``module.name`` caught up (:func:`lazify._native_catchup.missing`, imported at
+    the first) when the package's finders have it as a submodule not imported yet,
+    else _MISSING: a name the package lacks and that is no submodule (dataclasses
+    asks pytest's packages for ``tuple``, pip asks ``sysconfig`` for a setting) is
+    answered here, without the catch-up's module."""
     global _missing
+    package = module.__name__
+    fullname = f"{package}.{name}"
+    if fullname in _not_submodules or fullname in _modules or _modules.get(package) is not module:
+        return _MISSING
+    try:
+        spec = find_spec(fullname, module.__dict__.get("__path__"))
+    except Exception:
+        spec = None
+    if spec is None:
+        _not_submodules.add(fullname)
+        return _MISSING
     if _missing is None:
         from . import _native_catchup
 
         _native_catchup.native_modules = native_modules
         _missing = _native_catchup.missing
-    return _missing(module, name, _MISSING)
+    return _missing(module, name, fullname, _MISSING)
 
 
 def native_on():

@@ -9,30 +9,27 @@ only another pending import would load is missing.  The rewrite's runtime answer
 from its package ``__getattr__`` (``_importlib_bootstrap._PackageSubmodules``); here
 a package the hook compiled natively gets a ``__getattr__`` when its body starts
 (:func:`lazify._native.catch_up_for`: the one name lazify adds to a native module),
-which the interpreter calls only for a missing attribute, and which imports this module
-at its first call while lazy imports are pending.  It runs the pending lazy imports of the
-modules the hook compiled natively, those aimed at the submodule first, then those
-aimed at the package's other modules, then the rest, until the submodule appears,
-and otherwise answers as the package would without it.  A package that defines its
-own ``__getattr__`` (PEP 562) replaces lazify's and answers for itself.
+which the interpreter calls only for a missing attribute.  When lazy imports are
+pending and the package's finders have the name as a submodule not imported yet, it
+imports this module, which runs the pending lazy imports of the modules the hook
+compiled natively, those aimed at the submodule first, then those aimed at the
+package's other modules, then the rest, until the submodule appears; otherwise the
+package answers as it would without it.  A package that defines its own
+``__getattr__`` (PEP 562) replaces lazify's and answers for itself.
 
-Nothing here is imported on a warm start where nothing is missing: the
-``__getattr__`` is a few dictionary operations per package, and the search runs only when a package lacks an
-attribute that its finders say is a submodule not imported yet while lazy imports
-are pending.
+Not imported on a start where no submodule needs catching up: the questions before
+(a dunder, importlib's probe, no lazy import pending, no such submodule) are
+answered in :mod:`lazify._native`.
 """
 
 import sys
 
-from ._guarded import find_spec
 
 _PREFIX = "<lazy_import '"
 
 #: the names of the modules the hook compiled natively (``_native.native_modules``,
 #: set by :func:`lazify._native._catch_up`, which imports this module)
 native_modules = frozenset()
-#: "pkg.name" the finders said is no submodule (asked once, as the rewrite's runtime)
-_not_submodules = set()
 #: (importer, name, target) of pending imports that failed during a catch-up: not
 #: tried again by a later one (their first use raises, as the interpreter has it)
 _failed = set()
@@ -41,24 +38,12 @@ _failed = set()
 _resolving = set()
 
 
-def missing(module, name, marker):
-    """``module.name``, missing from the package's namespace (its ``__getattr__``,
-    :func:`lazify._native._getattr_for`, asks while lazy imports are pending, for a
-    name that is not a dunder, not from importlib): the submodule, caught up when a
-    pending import would have loaded it, else ``marker``."""
-    package = module.__name__
-    fullname = f"{package}.{name}"
-    if fullname in _not_submodules or fullname in sys.modules \
-            or sys.modules.get(package) is not module:
-        return marker
+def missing(module, name, fullname, marker):
+    """``module.name``, missing from the package's namespace, which its finders have
+    as the submodule ``fullname``, not imported yet (its ``__getattr__``,
+    :func:`lazify._native._getattr_for`, asked them while lazy imports are pending):
+    caught up when a pending import would have loaded it, else ``marker``."""
     namespace = module.__dict__
-    try:
-        spec = find_spec(fullname, namespace.get("__path__"))
-    except Exception:
-        spec = None
-    if spec is None:
-        _not_submodules.add(fullname)
-        return marker
     _catch_up(fullname, lambda: name in namespace or fullname in sys.modules)
     value = namespace.get(name, marker)
     if value is marker:
