@@ -89,26 +89,37 @@ def catch_up_for(fullname, code):
     namespace["__getattr__"] = _getattr_for(module)
 
 
-def _getattr_for(module):
-    namespace = module.__dict__
-    getattribute = type(module).__getattribute__
+class _Bound:
+    def method(self):
+        pass
 
-    def __getattr__(name):
-        # a dunder, or importlib's probe, is never a submodule to catch up
-        if sys.lazy_modules and not (name.startswith("__") and name.endswith("__")) \
-                and sys._getframe(1).f_globals.get("__name__") not in _IMPORTLIB_BOOTSTRAP:
-            value = _catch_up(module, name)
-            if value is not _MISSING:
-                return value
-        # the interpreter's own answer, without this hook: its exact AttributeError
-        # (partially initialised modules, names shadowing a library, suggestions)
-        hook = namespace.pop("__getattr__", _MISSING)
-        try:
-            return getattribute(module, name)
-        finally:
-            if hook is not _MISSING:
-                namespace.setdefault("__getattr__", hook)
-    return __getattr__
+
+#: the type of a bound method (``types.MethodType``, which start-up does not import)
+_MethodType = type(_Bound().method)
+
+
+def _getattr_for(module):
+    """The package's ``__getattr__``: :func:`_package_getattr` bound to the module,
+    one object per package (a closure over the module would be five)."""
+    return _MethodType(_package_getattr, module)
+
+
+def _package_getattr(module, name):
+    # a dunder, or importlib's probe, is never a submodule to catch up
+    if sys.lazy_modules and not (name.startswith("__") and name.endswith("__")) \
+            and sys._getframe(1).f_globals.get("__name__") not in _IMPORTLIB_BOOTSTRAP:
+        value = _catch_up(module, name)
+        if value is not _MISSING:
+            return value
+    # the interpreter's own answer, without this hook: its exact AttributeError
+    # (partially initialised modules, names shadowing a library, suggestions)
+    namespace = module.__dict__
+    hook = namespace.pop("__getattr__", _MISSING)
+    try:
+        return type(module).__getattribute__(module, name)
+    finally:
+        if hook is not _MISSING:
+            namespace.setdefault("__getattr__", hook)
 
 
 #: "pkg.name" the finders said is no submodule (asked once, as the rewrite's runtime)
