@@ -89,19 +89,10 @@ def catch_up_for(fullname, code):
     namespace["__getattr__"] = _getattr_for(module)
 
 
-class _Bound:
-    def method(self):
-        pass
-
-
-#: the type of a bound method (``types.MethodType``, which start-up does not import)
-_MethodType = type(_Bound().method)
-
-
 def _getattr_for(module):
     """The package's ``__getattr__``: :func:`_package_getattr` bound to the module,
     one object per package (a closure over the module would be five)."""
-    return _MethodType(_package_getattr, module)
+    return _package_getattr.__get__(module)
 
 
 def _package_getattr(module, name):
