@@ -18,8 +18,9 @@ changing one needs a cache-format bump.
 
 The first rewritten module imports it (``install()`` needs only the settings,
 :mod:`lazify._settings`; the native mechanism never imports this module), and it
-registers itself there; it imports nothing but ``sys``, ``builtins`` and lazify's
-settings, names and guarded-import check.
+registers itself there; it imports nothing but ``sys``, ``builtins`` and three of
+lazify's modules every start-up has loaded already: the settings, the guarded-import
+check and the native mechanism's (for PEP 810's ``LazyImportType``).
 
 Its file name is deliberate: ``warnings`` and ``logging`` treat frames whose
 file name contains both "importlib" and "_bootstrap" as import machinery and
@@ -36,10 +37,9 @@ from _thread import _local, get_ident
 from _weakref import ref
 
 from . import _settings
-from ._api import lazy_import_type
 from ._guarded import find_spec, findable, guarded, machinery_file
-from ._names import absolute_name
-from ._settings import is_excluded, lazy_now, opted_in, settings
+from ._native import lazy_import_type
+from ._settings import absolute_name, is_excluded, lazy_now, opted_in, settings
 
 _MISSING = object()
 _EMPTY = frozenset()
@@ -67,7 +67,7 @@ _recorder = None
 
 def _absolute(module, level, package):
     """The absolute name of ``from .{level}module import``, or None where Python's
-    import raises (:func:`lazify._names.absolute_name`): the import itself raises
+    import raises (:func:`lazify._settings.absolute_name`): the import itself raises
     it when it runs."""
     try:
         return absolute_name(module, level, package)
