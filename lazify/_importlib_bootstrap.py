@@ -39,7 +39,8 @@ from _weakref import ref
 from . import _settings
 from ._guarded import find_spec, findable, guarded, machinery_file
 from ._native import lazy_import_type
-from ._settings import absolute_name, is_excluded, lazy_now, opted_in, settings
+from ._settings import (absolute_name, is_excluded, lazy_importers, lazy_now, opted_in,
+                        settings)
 
 _MISSING = object()
 _EMPTY = frozenset()
@@ -1748,7 +1749,7 @@ def __lazy_module__(namespace, *fallback_names):
                 state.install()
     # the settings as state._refresh() takes them in, without its frame
     state.generation = generation = settings.generation
-    if lazy_now(name):
+    if name in lazy_importers or lazy_now(name):     # (lazy_now's first test, without its call)
         state.all_lazy = True
         state.lazy_generation = generation
     if _TUPLE_LAYOUT:
