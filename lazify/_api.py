@@ -4,11 +4,10 @@ name is still a pending lazy import, resolving a module's pending names, and
 proxy (the native one), or the rewrite's runtime once it is loaded (it registers
 with :mod:`lazify._settings`).
 
-Imports nothing but ``sys`` and :mod:`lazify._settings` and :mod:`lazify._native`
+Imports nothing but :mod:`lazify._settings` and :mod:`lazify._native`
 (both loaded at every start-up).
 """
 
-import sys
 
 from . import _settings
 from ._native import lazy_import_type
