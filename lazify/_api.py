@@ -8,7 +8,6 @@ Imports nothing but :mod:`lazify._settings` and :mod:`lazify._native`
 (both loaded at every start-up).
 """
 
-
 from . import _settings
 from ._native import lazy_import_type
 
