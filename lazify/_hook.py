@@ -362,6 +362,9 @@ class LazifyLoader(SourceFileLoader):
         return code
 
     get_code = _frames_removed(_get_code)
+    #: the finder gives a spec's loader this object itself as its ``get_code``: one
+    #: object a module, where the bound method was a second
+    __call__ = get_code
 
     def _deferred(self, fullname, source_path):
         """The plain code for a cache miss, as Python itself would load it (its pyc,
@@ -541,7 +544,7 @@ class LazifyFinder:
         # (pip's vendored distlib: "Unable to locate finder"), runpy's __main__ included.
         new = LazifyLoader(loader.name, loader.path)
         new.front = loader
-        loader.get_code = new.get_code
+        loader.get_code = new
         try:
             new.wanted = _wanted(fullname)
             if new.wanted:

@@ -2,7 +2,9 @@
 hook compiled, and lazify's PEP 810 filter makes one eager when lazify is off, when
 its importer is excluded, or when it is guarded and its package is missing.  Also
 the choice of mechanism ("rewrite" or "native"), which :mod:`lazify._mechanism`
-re-exports: here, the module every start-up loads, to load one module less.
+re-exports, and PEP 810's ``LazyImportType`` (:func:`lazy_import_type`) for the
+rewrite's runtime and :mod:`lazify._api`: here, the module every start-up loads, to
+load one module less.
 
 On every user's start-up path: it imports nothing but ``sys`` and lazify's
 settings and guarded-import check.
@@ -12,6 +14,17 @@ import sys
 
 from ._guarded import find_spec, findable, guarded
 from ._settings import lazy_importers, lazy_now, opted_in, settings
+
+def lazy_import_type():
+    """PEP 810's ``types.LazyImportType`` (what a ``lazy import`` binds until first
+    use), None before 3.15.  Asked for when needed: the built-in ``_types`` is not
+    imported at start-up, where the interpreter has no use for it."""
+    if sys.version_info < (3, 15):
+        return None
+    from _types import LazyImportType
+
+    return LazyImportType
+
 
 #: whether this interpreter has PEP 810's lazy imports (3.15+)
 AVAILABLE = hasattr(sys, "set_lazy_imports_filter")

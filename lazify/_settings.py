@@ -58,6 +58,25 @@ def within(name, names):
     return False
 
 
+def absolute_name(name: str, level: int, package) -> str:
+    """The absolute name of the module ``from .{level}name import`` imports from
+    ``package`` (``name`` itself for level 0), as importlib resolves it.  Here rather
+    than in :mod:`lazify._names`, which re-exports it: the rewrite's runtime needs it
+    at every start-up, where one module less is loaded.
+
+    :raises ImportError: with Python's own message where Python raises it: a
+        relative import without a package, or one above the top-level package.
+    """
+    if not level:
+        return name
+    if not package:
+        raise ImportError("attempted relative import with no known parent package")
+    parts = package.rsplit(".", level - 1)
+    if len(parts) < level:
+        raise ImportError("attempted relative import beyond top-level package")
+    return f"{parts[0]}.{name}" if name else parts[0]
+
+
 class Settings:
     """The settings of this process: one instance, :data:`settings`."""
 

@@ -743,7 +743,7 @@ def test_busy_flag_passes_everything_through(isolated_imports):
         _hook._state.busy = False
     spec = _hook._finder.find_spec("lzmod")
     assert type(spec.loader) is importlib.machinery.SourceFileLoader
-    assert type(spec.loader.get_code.__self__) is _hook.LazifyLoader
+    assert type(spec.loader.get_code) is _hook.LazifyLoader
     assert _hook._finder.find_spec("lazify._plan") is None
     assert _hook._finder.find_spec("encodings.idna") is None
     assert _hook._finder.find_spec("no_such_module_xyz") is None
