@@ -18,7 +18,7 @@ from ._settings import is_lazy_imports_enabled as is_lazy_imports_enabled  # noq
 from ._settings import set_lazy_imports as set_lazy_imports  # noqa: E402
 
 
-def install(*, enabled=None, excluding=None, mechanism=None) -> None:
+def install(*, enabled=None, excluding=None, mechanism=None):
     """Install the import hook (idempotent).
 
     Settings not given come from the environment, then from the settings ``lazify
@@ -73,7 +73,7 @@ def install(*, enabled=None, excluding=None, mechanism=None) -> None:
              mechanism=mechanism)
 
 
-def uninstall() -> None:
+def uninstall():
     """Remove the import hook; modules already loaded keep working."""
     from ._hook import uninstall as _uninstall
 

@@ -69,7 +69,10 @@ def probe(python: str | None) -> dict:
     where lazify is.  :raises _Refused: not a Python we can enable."""
     exe = python or sys.executable
     if python is not None and not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
-        raise _Refused(f"--python {python}: no such interpreter", 2)
+        # what is there, said as it is: a typo'd path and a file that is no program differ
+        why = ("not an executable file" if os.path.isfile(exe)
+               else "a directory" if os.path.isdir(exe) else "no such file")
+        raise _Refused(f"--python {python}: no such interpreter ({why})", 2)
     try:
         # not -I: lazify may be in the user's site-packages; "/" keeps the current
         # directory's packages out of it

@@ -4,23 +4,12 @@ name is still a pending lazy import, resolving a module's pending names, and
 proxy (the native one), or the rewrite's runtime once it is loaded (it registers
 with :mod:`lazify._settings`).
 
-Imports nothing but ``sys`` and :mod:`lazify._settings`.
+Imports nothing but :mod:`lazify._settings` and :mod:`lazify._native`
+(both loaded at every start-up).
 """
 
-import sys
-
 from . import _settings
-
-
-def lazy_import_type():
-    """PEP 810's ``types.LazyImportType`` (what a ``lazy import`` binds until first
-    use), None before 3.15.  Asked for when needed: the built-in ``_types`` is not
-    imported at start-up, where the interpreter has no use for it."""
-    if sys.version_info < (3, 15):
-        return None
-    from _types import LazyImportType
-
-    return LazyImportType
+from ._native import lazy_import_type
 
 
 def is_lazy_import(namespace, name: str) -> bool:

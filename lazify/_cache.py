@@ -40,7 +40,7 @@ _SHAPING = ("_rewrite.py", "_sources.py", "_keyword.py", "_facts.py", "_plan.py"
             "_entry_points.py", "_importlib_bootstrap.py")
 
 
-def _sources_fingerprint() -> str:
+def _sources_fingerprint():
     """Hash (size, mtime_ns) of the modules that shape the generated code.
 
     Mixed into the tag so that editing the planner, emitter or runtime in a
@@ -74,7 +74,7 @@ CodeType = type(_sources_fingerprint.__code__)  # types.CodeType, without import
 FORMAT = f"{VERSION.replace('.', 'v')}f{CACHE_FORMAT}h{_sources_fingerprint()}"
 
 
-def mechanism() -> str:
+def mechanism():
     """The mechanism the hook compiles for ("native" or "rewrite"): the one
     ``install()`` set, else ``LAZIFY_MECHANISM`` or the interpreter's default."""
     settings = _settings.settings
@@ -87,7 +87,7 @@ def mechanism() -> str:
     return settings.mechanism
 
 
-def cache_tag(optimize: int | None = None, mechanism_: str | None = None) -> str:
+def cache_tag(optimize=None, mechanism_=None):
     """Return the ``optimization`` string for ``cache_from_source``.
 
     The optimization level stays in it: ``-O`` and ``-OO`` get distinct
@@ -110,7 +110,7 @@ def cache_tag(optimize: int | None = None, mechanism_: str | None = None) -> str
 _tags = {}
 
 
-def cache_path(source_path: str, optimize: int | None = None) -> str | None:
+def cache_path(source_path, optimize=None):
     """Return the lazify pyc path for a source, honouring ``sys.pycache_prefix``,
     for the current mechanism.
 
@@ -141,7 +141,7 @@ def cache_path(source_path: str, optimize: int | None = None) -> str | None:
 _cache_halves = {}
 
 
-def fallback_root() -> str | None:
+def fallback_root():
     """Return the per-user cache directory used when ``__pycache__`` is unwritable."""
     if sys.platform == "win32":
         base = os.environ.get("LOCALAPPDATA")
@@ -157,7 +157,7 @@ def fallback_root() -> str | None:
     return _os.join(base, "lazify")
 
 
-def fallback_path(source_path: str, optimize: int | None = None) -> str | None:
+def fallback_path(source_path, optimize=None):
     """Return the per-user cache path for a source, keyed by its absolute path.
 
     Laid out like ``sys.pycache_prefix``: the absolute directory of the
@@ -181,21 +181,21 @@ def fallback_path(source_path: str, optimize: int | None = None) -> str | None:
 _reader = _bootstrap_external.SourceFileLoader("lazify", "")
 
 
-def read_file(path: str) -> bytes:
+def read_file(path):
     return _reader.get_data(path)
 
 
-def is_hash_based(data: bytes) -> bool:
+def is_hash_based(data):
     """Whether pyc bytes (at least the first 8) carry a hash-based header."""
     return len(data) >= 8 and bool(int.from_bytes(data[4:8], "little") & FLAG_HASH_BASED)
 
 
-def source_hash(source_bytes: bytes) -> bytes:
+def source_hash(source_bytes):
     """Return the 8-byte SipHash CPython puts in hash-based pycs."""
     return _imp.source_hash(_RAW_MAGIC, source_bytes)
 
 
-def _validate(data: bytes, source_path: str, mtime, size, source_bytes) -> bool:
+def _validate(data, source_path, mtime, size, source_bytes):
     """CPython's validation ladder; every failure is just ``False``."""
     if len(data) < 16 or data[:4] != MAGIC_NUMBER:
         return False
@@ -220,7 +220,7 @@ def _validate(data: bytes, source_path: str, mtime, size, source_bytes) -> bool:
     )
 
 
-def _load(data: bytes):
+def _load(data):
     try:
         # marshal raises ValueError, EOFError, TypeError, even SystemError
         # (cpython#151830) on a corrupt body: all of them are a cache miss.
@@ -231,14 +231,14 @@ def _load(data: bytes):
 
 
 def read_cached(
-    source_path: str,
-    pyc_path: str | None = None,
+    source_path,
+    pyc_path=None,
     *,
-    source_mtime: float | None = None,
-    source_size: int | None = None,
-    source_bytes: bytes | None = None,
-    optimize: int | None = None,
-) -> CodeType | None:
+    source_mtime=None,
+    source_size=None,
+    source_bytes=None,
+    optimize=None,
+):
     """Return the cached rewritten code for a source, or None. Never raises.
 
     Without ``pyc_path`` the ``__pycache__`` (or ``pycache_prefix``) file is
@@ -329,7 +329,7 @@ def _read_candidate(candidate, source_path, source_mtime, source_size, source_by
     return code
 
 
-def fallback_trusted(root: str) -> bool:
+def fallback_trusted(root):
     """Whether the per-user root is ours and writable by nobody else.
 
     Checked before reading too: with XDG_CACHE_HOME=/tmp another user could
@@ -350,7 +350,7 @@ def fallback_trusted(root: str) -> bool:
 # kept beside lazify's own bytecode (else in the per-user cache), so that later
 # starts read one small file and import nothing for it.
 
-def rewriter_deps_path(root: str | None = None) -> str | None:
+def rewriter_deps_path(root=None):
     """Where the measurement for this interpreter and lazify is kept: beside
     lazify's own bytecode, or under ``root``."""
     tag = sys.implementation.cache_tag
@@ -366,7 +366,7 @@ def rewriter_deps_path(root: str | None = None) -> str | None:
         return None
 
 
-def rewriter_deps_fallback() -> str | None:
+def rewriter_deps_fallback():
     root = fallback_root()
     return None if root is None else _os.join(root, "meta")
 
@@ -382,7 +382,7 @@ def _read_names(path):
     return frozenset(names)
 
 
-def read_rewriter_deps() -> frozenset | None:
+def read_rewriter_deps():
     """The kept measurement, or None."""
     names = _read_names(rewriter_deps_path())
     if names is None:

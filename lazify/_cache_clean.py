@@ -124,11 +124,12 @@ def clean(paths=(), *, dry_run=False) -> int:
     present = [p for p in paths if p not in missing]
     for path in found(present) if present or not paths else ():
         try:
-            size += os.lstat(path).st_size
+            bytes_ = os.lstat(path).st_size
             if dry_run:
                 print(path)
             else:
                 os.unlink(path)
+            size += bytes_                   # what was (or would be) removed, no more
             count += 1
         except FileNotFoundError:
             continue                     # gone meanwhile (a concurrent clean)

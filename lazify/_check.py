@@ -183,8 +183,11 @@ def known_codes() -> tuple[str, ...]:
 
 def parse_fail_on(values) -> frozenset:
     """The codes of ``--fail-on`` (repeatable, comma-separated); ValueError names an
-    unknown one."""
+    unknown one, or says none was given: ``--fail-on "$CODES"`` with the variable unset
+    must not be a gate that passes whatever it finds."""
     codes = {code.strip() for value in values for code in value.split(",") if code.strip()}
+    if values and not codes:
+        raise ValueError(f"--fail-on: no code given (known: {', '.join(known_codes())})")
     unknown = sorted(codes - set(known_codes()))
     if unknown:
         raise ValueError(f"--fail-on: unknown code(s) {', '.join(unknown)} "

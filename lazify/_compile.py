@@ -44,6 +44,7 @@ def compile_paths(paths, *, hash_based=False, mechanism=None, jobs=None, env=Fal
     :returns: the exit code: 0, or 1 when any file failed or could not be compiled.
     """
     started = time.perf_counter()
+    _unwritable.clear()                  # a directory may have been made writable since
     _settings.settings.mechanism = (None if mechanism is None
                                     else _mechanism.check_mechanism(mechanism))
     _cache.mechanism()                   # None: LAZIFY_MECHANISM, else the default
@@ -102,12 +103,26 @@ def _results(files, hash_based, force, jobs):
     except ValueError:                   # no fork here (Windows): the default
         context = multiprocessing.get_context()
     chunk = max(1, min(16, len(files) // (jobs * 8)))
-    with context.Pool(jobs) as pool:
+    # the workers ignore Ctrl-C (the whole process group gets it): the parent's
+    # KeyboardInterrupt ends the pool, and says so once (lazify._cli)
+    with context.Pool(jobs, initializer=_ignore_sigint) as pool:
         yield from pool.imap_unordered(_one_star, [(p, hash_based, force) for p in files], chunk)
+
+
+def _ignore_sigint() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _one_star(args):
     return _one(*args)
+
+
+#: this process's cache directories where a write failed (there and in the per-user
+#: directory), with the reason: the directory's other files fail the same way, and are
+#: not rewritten first (a read-only stdlib as nobody: 3452 files rewritten for nothing)
+_unwritable = {}
 
 
 def _one(path, hash_based, force):
@@ -120,6 +135,10 @@ def _one(path, hash_based, force):
         if not force and _cache.read_cached(path, source_mtime=st.st_mtime,
                                             source_size=st.st_size) is not None:
             return (UP_TO_DATE, path, None)
+        target = _cache.cache_path(path) or path
+        why = _unwritable.get(os.path.dirname(target))
+        if why is not None:
+            return (FAILED, path, f"{path}: cannot write {target}: {why}")
         data = _sources.read(path)
         code = _hook.rewritten_code(data, path, name, is_package)
     except _sources.SourceError as exc:  # not readable
@@ -223,6 +242,7 @@ def _write(path, code, st, data, use_hash):
     if written is None:
         target = _cache.cache_path(path) or path
         why = _os_error(failures[0]) if failures else "could not write the cache file"
+        _unwritable[os.path.dirname(target)] = why
         return (FAILED, path, f"{path}: cannot write {target}: {why}")
     if written != _cache.cache_path(path):
         return (FALLBACK, path, written)

@@ -36,7 +36,8 @@ def finish(missed, warn=True, debug=None) -> list:
     at exit); returns those."""
     if sys.dont_write_bytecode:
         if warn:
-            _warn_once(len(missed), "PYTHONDONTWRITEBYTECODE (or -B) forbids writing it")
+            # no directory helps: only a cache written ahead of time is read
+            _warn_once(len(missed), "PYTHONDONTWRITEBYTECODE (or -B) forbids writing it", "")
         return list(missed)
     writable, unwritable = [], []
     verdicts = {}
@@ -61,7 +62,8 @@ def finish(missed, warn=True, debug=None) -> list:
         root = _cache.fallback_root()
         where = f"{os.path.dirname(os.path.dirname(unwritable[0][1]))}"
         _warn_once(len(unwritable), f"neither the __pycache__ directories under {where}"
-                   + (f" nor {root}" if root else "") + " can be written")
+                   + (f" nor {root}" if root else "") + " can be written",
+                   ", or set XDG_CACHE_HOME to a writable directory")
     return unwritable
 
 
@@ -156,10 +158,11 @@ def marker_paths() -> list:
     return paths
 
 
-def _warn_once(count: int, why: str) -> None:
+def _warn_once(count: int, why: str, or_else: str) -> None:
     """Say once per environment that modules were imported eagerly because lazify's
-    cache cannot be written, and what to do.  Said only when a marker can be left:
-    a warning on every start would be noise of its own."""
+    cache cannot be written, and what to do (*or_else*: a remedy besides
+    ``lazify compile --env``, only where it helps).  Said only when a marker can be
+    left: a warning on every start would be noise of its own."""
     paths = marker_paths()
     if not paths or any(os.path.exists(path) for path in paths):
         return                           # warned before (or nowhere to remember it)
@@ -172,8 +175,7 @@ def _warn_once(count: int, why: str) -> None:
         sys.stderr.write(
             f"lazify: {count} module{'s' if count != 1 else ''} imported eagerly: lazify's "
             f"bytecode cache cannot be written ({why}). Run `lazify compile --env` where it "
-            "can be (at image build time), or set XDG_CACHE_HOME to a writable directory. "
-            "(Said once for this environment.)\n")
+            f"can be (at image build time){or_else}. (Said once for this environment.)\n")
         sys.stderr.flush()
     except Exception:
         pass

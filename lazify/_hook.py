@@ -72,7 +72,7 @@ class _State(_thread._local):
 _state = _State()
 
 
-def _debug(message: str) -> None:
+def _debug(message):
     if _DEBUG:
         try:
             sys.stderr.write(f"lazify: {message}\n")
@@ -80,7 +80,7 @@ def _debug(message: str) -> None:
             pass
 
 
-def _never(fullname: str) -> bool:
+def _never(fullname):
     top = fullname.partition(".")[0]
     if top not in (_PLAIN or MACHINERY):
         return False
@@ -104,7 +104,7 @@ def _import_rewriter():
         _state.busy = busy
 
 
-def plain_modules(in_process: bool = False) -> frozenset:
+def plain_modules(in_process=False):
     """The top-level packages the hook never rewrites (measured once per process).
 
     :param in_process: when no measurement is kept, import the rewriter here and
@@ -128,7 +128,7 @@ def plain_modules(in_process: bool = False) -> frozenset:
     return _PLAIN
 
 
-def _kept_plain_modules() -> None:
+def _kept_plain_modules():
     """Take the kept measurement of the rewriter's dependencies, if there is one;
     else leave it to the first rewrite in this process (:meth:`LazifyLoader._lazy_code`)
     or to the rewrite at exit, which keeps it for the next starts.  Until then only
@@ -146,7 +146,7 @@ def _kept_plain_modules() -> None:
 _IMPORTLIB_USED = True
 
 
-def _wanted(fullname: str) -> bool:
+def _wanted(fullname):
     """Whether global mode asks for this module to be rewritten (no I/O)."""
     try:
         return _settings.lazy_now(fullname)
@@ -154,7 +154,7 @@ def _wanted(fullname: str) -> bool:
         return False
 
 
-def _deferring() -> bool:
+def _deferring():
     """Whether cache misses are served plain and rewritten after the program
     (``LAZIFY_DEFER_REWRITE``, default on; read once)."""
     global _DEFER
@@ -163,7 +163,7 @@ def _deferring() -> bool:
     return _DEFER
 
 
-def set_defer_rewrite(defer) -> None:
+def set_defer_rewrite(defer):
     """Serve a module missing from lazify's cache from its plain pyc and rewrite
     it after the program (True, the default), or rewrite it at once (False:
     every first start lazy, and as slow as the rewrite), or rewrite it at once where
@@ -172,17 +172,17 @@ def set_defer_rewrite(defer) -> None:
     _DEFER = defer if defer == WHERE_UNCACHED else bool(defer)
 
 
-def defer_unless_set(defer) -> None:
+def defer_unless_set(defer):
     """:func:`set_defer_rewrite`, unless ``LAZIFY_DEFER_REWRITE`` chose already."""
     if os.environ.get("LAZIFY_DEFER_REWRITE") is None:
         set_defer_rewrite(defer)
 
 
-def _strict() -> bool:
+def _strict():
     return _settings.env_flag("LAZIFY_STRICT")
 
 
-def _transform(data: bytes, path: str, fullname: str, is_package: bool, optimize: int):
+def _transform(data, path, fullname, is_package, optimize):
     """Run the rewriter with the busy flag set: its own imports pass through."""
     busy, _state.busy = _state.busy, True
     try:
@@ -194,13 +194,13 @@ def _transform(data: bytes, path: str, fullname: str, is_package: bool, optimize
         _state.busy = busy
 
 
-def never_rewritten(fullname: str) -> bool:
+def never_rewritten(fullname):
     """Whether the hook leaves *fullname* plain whatever the settings (lazify, the import
     system and the modules the rewriter imports): :func:`plain_modules` first."""
     return _never(fullname)
 
 
-def rewritten_code(data: bytes, path: str, fullname: str, is_package: bool, optimize: int = -1):
+def rewritten_code(data, path, fullname, is_package, optimize=-1):
     """The code object the hook would compile for a source (``lazify compile``'s pycs)."""
     return _transform(data, path, fullname, is_package, optimize)
 
@@ -211,7 +211,7 @@ _BYTES_WARNING = sys.flags.bytes_warning
 _UNREAD = object()
 
 
-def _opts_in(code) -> bool:
+def _opts_in(code):
     """Whether module-level code names ``__lazy_modules__`` (PEP 810's opt-in)."""
     if "__lazy_modules__" in code.co_names:
         return True
@@ -362,6 +362,9 @@ class LazifyLoader(SourceFileLoader):
         return code
 
     get_code = _frames_removed(_get_code)
+    #: the finder gives a spec's loader this object itself as its ``get_code``: one
+    #: object a module, where the bound method was a second
+    __call__ = get_code
 
     def _deferred(self, fullname, source_path):
         """The plain code for a cache miss, as Python itself would load it (its pyc,
@@ -460,7 +463,7 @@ class LazifyLoader(SourceFileLoader):
         return code
 
 
-def _can_cache(source_path) -> bool:
+def _can_cache(source_path):
     """Whether the rewrite of this source can be kept in lazify's cache."""
     from . import _miss
 
@@ -541,7 +544,7 @@ class LazifyFinder:
         # (pip's vendored distlib: "Unable to locate finder"), runpy's __main__ included.
         new = LazifyLoader(loader.name, loader.path)
         new.front = loader
-        loader.get_code = new.get_code
+        loader.get_code = new
         try:
             new.wanted = _wanted(fullname)
             if new.wanted:

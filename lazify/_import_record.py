@@ -197,7 +197,9 @@ def _native_records():
 
 
 def snapshot() -> dict:
-    """The record as plain data: ``{"mechanism", "modules_rewritten", "deferred": [...]}``,
+    """The record as plain data: ``{"mechanism", "modules_rewritten", "served_plain",
+    "deferred": [...]}`` (``served_plain``: the modules missing from lazify's cache,
+    imported eagerly from their plain pycs),
     each deferral ``{"module", "file", "line", "statement", "name", "resolved",
     "first_use": {"file", "line"} or None}`` in the order they happened."""
     hook = sys.modules.get("lazify._hook")
@@ -206,6 +208,7 @@ def snapshot() -> dict:
     return {
         "mechanism": _settings.settings.mechanism,
         "modules_rewritten": stats.get("compiled", 0) + stats.get("cached", 0),
+        "served_plain": stats.get("deferred", 0),
         "deferred": records,
     }
 
@@ -213,11 +216,12 @@ def snapshot() -> dict:
 def merge(snapshots) -> dict:
     """One record from several processes' (pytest-xdist's workers): modules rewritten
     add up; a deferral resolved in any process is resolved."""
-    merged = {"mechanism": None, "modules_rewritten": 0, "deferred": []}
+    merged = {"mechanism": None, "modules_rewritten": 0, "served_plain": 0, "deferred": []}
     by_key = {}
     for snap in snapshots:
         merged["mechanism"] = merged["mechanism"] or snap.get("mechanism")
         merged["modules_rewritten"] += snap.get("modules_rewritten", 0)
+        merged["served_plain"] += snap.get("served_plain", 0)
         for record in snap.get("deferred", ()):
             key = (record["module"], record["name"], record["line"])
             known = by_key.get(key)
@@ -236,10 +240,15 @@ def summary(snap: dict) -> dict:
     return {
         "mechanism": snap.get("mechanism"),
         "modules_rewritten": snap["modules_rewritten"],
+        "served_plain": snap.get("served_plain", 0),
         "imports_deferred": len(snap["deferred"]),
         "never_resolved": len(never),
         "never_resolved_imports": never,
     }
+
+
+def _many(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def format_summary(snap: dict, shown: int = SHOWN, title: str = "lazify", first=None) -> str:
@@ -253,9 +262,15 @@ def format_summary(snap: dict, shown: int = SHOWN, title: str = "lazify", first=
         prefix = os.path.join(os.path.abspath(first), "")
         s["never_resolved_imports"].sort(
             key=lambda r: not (r["file"] or "").startswith(prefix))
-    lines = [f"{title}: {s['modules_rewritten']} modules rewritten, "
-             f"{s['imports_deferred']} imports deferred, "
+    lines = [f"{title}: {_many(s['modules_rewritten'], 'module')} rewritten, "
+             f"{_many(s['imports_deferred'], 'import')} deferred, "
              f"{s['never_resolved']} never resolved"]
+    if s["served_plain"]:
+        # a cold cache: the counts above are less than lazify defers once it is written
+        lines.append(f"  {_many(s['served_plain'], 'module')} imported eagerly: missing from "
+                     "lazify's bytecode cache (not writable here: PYTHONDONTWRITEBYTECODE, "
+                     "a read-only site-packages; or not written yet); `lazify compile --env` "
+                     "writes it")
     for record in s["never_resolved_imports"][:shown]:
         lines.append(f"  {record['module']}:{record['line']}: {record['statement']}")
     more = s["never_resolved"] - shown

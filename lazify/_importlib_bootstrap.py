@@ -18,8 +18,9 @@ changing one needs a cache-format bump.
 
 The first rewritten module imports it (``install()`` needs only the settings,
 :mod:`lazify._settings`; the native mechanism never imports this module), and it
-registers itself there; it imports nothing but ``sys``, ``builtins`` and lazify's
-settings, names and guarded-import check.
+registers itself there; it imports nothing but ``sys``, ``builtins`` and three of
+lazify's modules every start-up has loaded already: the settings, the guarded-import
+check and the native mechanism's (for PEP 810's ``LazyImportType``).
 
 Its file name is deliberate: ``warnings`` and ``logging`` treat frames whose
 file name contains both "importlib" and "_bootstrap" as import machinery and
@@ -36,18 +37,21 @@ from _thread import _local, get_ident
 from _weakref import ref
 
 from . import _settings
-from ._api import lazy_import_type
 from ._guarded import find_spec, findable, guarded, machinery_file
-from ._names import absolute_name
-from ._settings import is_excluded, lazy_now, opted_in, settings
+from ._native import lazy_import_type
+from ._settings import (absolute_name, is_excluded, lazy_importers, lazy_now, opted_in,
+                        settings)
 
 _MISSING = object()
 _EMPTY = frozenset()
 #: PEP 810's types.LazyImportType (3.15+; None before)
 _LazyImportType = lazy_import_type()
-#: the ``resolving`` of every module until one of its deferred imports runs
-#: (never written to: a module gets a dict of its own first)
-_NOTHING_RUNNING = {}
+#: (module state, name, thread id) -> (depth, the pending entry): the deferred
+#: imports running now, in every module (one dict for the process, not one a module)
+_resolving = {}
+#: a module with no pending name shares this one (never written to: a module gets a
+#: dict of its own for its first pending name)
+_NONE_PENDING = {}
 
 #: per-module classes given back by modules that have nothing pending any more,
 #: handed to the next module that needs one (making a class costs more than the
@@ -67,7 +71,7 @@ _recorder = None
 
 def _absolute(module, level, package):
     """The absolute name of ``from .{level}module import``, or None where Python's
-    import raises (:func:`lazify._names.absolute_name`): the import itself raises
+    import raises (:func:`lazify._settings.absolute_name`): the import itself raises
     it when it runs."""
     try:
         return absolute_name(module, level, package)
@@ -550,7 +554,7 @@ class _PackageSubmodules:
         for other, entry in self.pending.items():
             if other == name:
                 break
-            if other not in self.namespace and (other, thread) not in self.resolving \
+            if other not in self.namespace and (self, other, thread) not in _resolving \
                     and self._own(entry):
                 earlier.append(other)
         if not earlier:
@@ -667,9 +671,6 @@ class _ModuleState(_PackageSubmodules):
     #: the generation while all its statements are lazy in it, else -1 (one
     #: comparison on every registration)
     lazy_generation = -1
-    #: (name, thread id) -> (depth, the pending entry): deferred imports of
-    #: this module running now (a dict of its own once one runs)
-    resolving = _NOTHING_RUNNING
     #: imported where an ImportError is caught (see :func:`_guarded`); None
     #: until a deferred import of a package not loaded yet needs to know
     guarded = None
@@ -683,7 +684,8 @@ class _ModuleState(_PackageSubmodules):
     #: the module's ``__lazy__`` (set by __lazy_module__, which makes it)
     instance = None
     # set by __lazy_module__ on every instance: ``namespace``, ``name``,
-    # ``package``, ``pending`` (pending name -> _Entry); ``is_package`` when it is one
+    # ``package``, ``pending`` (pending name -> _Entry: the shared empty
+    # _NONE_PENDING until its first pending name); ``is_package`` when it is one
 
     # -- decisions ----------------------------------------------------------
 
@@ -846,6 +848,8 @@ class _ModuleState(_PackageSubmodules):
             if _recorder is not None:
                 _recorder.deferred(self, entry, bound)
         namespace.pop(bound, None)
+        if pending is _NONE_PENDING:
+            self.pending = pending = {}
         pending[bound] = entry
         entry.state = self
         entry.name = bound
@@ -904,21 +908,19 @@ class _ModuleState(_PackageSubmodules):
             if value is _MISSING:
                 raise NameError(f"name {name!r} is not defined", name=name)
             return value
-        key = (name, get_ident())
-        outer = self.resolving.get(key)
+        key = (self, name, get_ident())
+        outer = _resolving.get(key)
         if outer is not None and (probe or outer[0] >= _MAX_REENTRY):
             raise AttributeError(
                 f"module {self.name!r} has no attribute {name!r} yet "
                 f"(its deferred import is in progress)", name=name)
-        if self.resolving is _NOTHING_RUNNING:
-            self.resolving = {}
-        self.resolving[key] = (1 if outer is None else outer[0] + 1, entry)
+        _resolving[key] = (1 if outer is None else outer[0] + 1, entry)
         try:
             try:
                 value = entry.load(namespace)
             except ImportError as exc:
                 if outer is not None or type(exc) is ModuleNotFoundError \
-                        or not self._replay_in_order(name, key[1]):
+                        or not self._replay_in_order(name, key[2]):
                     raise
                 value = entry.load(namespace)
         except BaseException as exc:
@@ -932,9 +934,9 @@ class _ModuleState(_PackageSubmodules):
             raise error from exc
         finally:
             if outer is None:
-                del self.resolving[key]
+                del _resolving[key]
             else:
-                self.resolving[key] = outer
+                _resolving[key] = outer
         current = namespace.get(name, _MISSING)
         if current is _MISSING:
             namespace[name] = value
@@ -950,11 +952,11 @@ class _ModuleState(_PackageSubmodules):
         """Whether a binding at ``line`` does not exist yet for the eager module:
         one of its own deferred imports from an earlier statement is running
         in this thread (the eager module would still be at that statement)."""
-        if not self.resolving:
+        if not _resolving:
             return False
         thread = get_ident()
-        return any(tid == thread and entry.lineno < line
-                   for (_name, tid), (_depth, entry) in list(self.resolving.items()))
+        return any(state is self and tid == thread and entry.lineno < line
+                   for (state, _name, tid), (_depth, entry) in list(_resolving.items()))
 
     def lookup(self, name, caller):
         """lazify's answer for an attribute missing from the module's dict,
@@ -1006,8 +1008,9 @@ class _ModuleState(_PackageSubmodules):
         """
         namespace = self.namespace
         if self.getattr_fn is None:
-            self.getattr_fn = _make_getattr(self)
-            self.dir_fn = _make_dir(self)
+            # bound methods: one object each, where a closure is a function and a cell
+            self.getattr_fn = self.module_getattr
+            self.dir_fn = self.module_dir
         current = namespace.get("__getattr__")
         if current is None or current is self.getattr_fn or self._wraps_user_getattr(0):
             namespace["__getattr__"] = self.getattr_fn
@@ -1038,6 +1041,49 @@ class _ModuleState(_PackageSubmodules):
         if not self.is_package:
             self.getattr_fn = self.dir_fn = None
 
+    def module_getattr(self, name):
+        """The module's PEP 562 ``__getattr__`` while lazify's hooks are in (its
+        ``__name__`` is "__getattr__"): a pending name, a submodule an eager
+        program would have loaded, or the module's own ``__getattr__``."""
+        # lookup(), inlined: importlib probes every package it imports a submodule
+        # from (``hasattr(pkg, "sub")``)
+        caller = sys._getframe(1).f_globals
+        if name in self.pending:
+            __tracebackhide__ = True    # pytest's convention: this frame is machinery
+            try:
+                value = self.resolve(name,
+                                     probe=caller.get("__name__") in _IMPORTLIB_BOOTSTRAP,
+                                     attribute=True)
+            except BaseException as exc:
+                raise exc.with_traceback(_without_own_frames(exc))
+        else:
+            value = self.namespace.get(name, _MISSING)
+            if value is _MISSING and (caller.get("__name__") not in _IMPORTLIB_BOOTSTRAP
+                                      or f"{self.name}.{name}" in sys.modules):
+                # (importlib's probe for a submodule not imported yet: no, as
+                # submodule() would answer)
+                value = self.submodule(name, caller)
+        if value is not _MISSING:
+            return value
+        user = self.user_getattr
+        if user is not None and not self.defined_later(self.user_getattr_line):
+            return user(name)
+        raise AttributeError(f"module {self.name!r} has no attribute {name!r}",
+                             name=name)
+
+    def module_dir(self):
+        """The module's PEP 562 ``__dir__`` while lazify's hooks are in: its names
+        with the pending ones, without lazify's hooks."""
+        names = set(self.namespace)
+        # lazify's own hooks leave once nothing is pending: listing them
+        # would make ``getattr(mod, name) for name in dir(mod)`` fail
+        # (unittest's loadTestsFromModule)
+        if self.namespace.get("__getattr__") is self.getattr_fn and self.user_getattr is None:
+            names.discard("__getattr__")
+        names.discard("__dir__")
+        names.update(self.pending)
+        return sorted(names)
+
     def chain(self, line):
         """After a statement at ``line`` bound the module's own ``__getattr__``
         (other than a ``def`` with lazify's prologue): wrap it."""
@@ -1057,50 +1103,11 @@ class _ModuleState(_PackageSubmodules):
         return True
 
 
-def _make_getattr(state):
-    def __getattr__(name):
-        # state.lookup, inlined: importlib probes every package it imports a
-        # submodule from (``hasattr(pkg, "sub")``)
-        caller = sys._getframe(1).f_globals
-        if name in state.pending:
-            __tracebackhide__ = True    # pytest's convention: this frame is machinery
-            try:
-                value = state.resolve(name,
-                                      probe=caller.get("__name__") in _IMPORTLIB_BOOTSTRAP,
-                                      attribute=True)
-            except BaseException as exc:
-                raise exc.with_traceback(_without_own_frames(exc))
-        else:
-            value = state.namespace.get(name, _MISSING)
-            if value is _MISSING and (caller.get("__name__") not in _IMPORTLIB_BOOTSTRAP
-                                      or f"{state.name}.{name}" in sys.modules):
-                # (importlib's probe for a submodule not imported yet: no, as
-                # state.submodule would answer)
-                value = state.submodule(name, caller)
-        if value is not _MISSING:
-            return value
-        user = state.user_getattr
-        if user is not None and not state.defined_later(state.user_getattr_line):
-            return user(name)
-        raise AttributeError(f"module {state.name!r} has no attribute {name!r}",
-                             name=name)
-    __getattr__.__qualname__ = "lazify.__getattr__"
-    return __getattr__
-
-
-def _make_dir(state):
-    def __dir__():
-        names = set(state.namespace)
-        # lazify's own hooks leave once nothing is pending: listing them
-        # would make ``getattr(mod, name) for name in dir(mod)`` fail
-        # (unittest's loadTestsFromModule)
-        if state.namespace.get("__getattr__") is state.getattr_fn and state.user_getattr is None:
-            names.discard("__getattr__")
-        names.discard("__dir__")
-        names.update(state.pending)
-        return sorted(names)
-    __dir__.__qualname__ = "lazify.__dir__"
-    return __dir__
+for _hook, _name in ((_ModuleState.module_getattr, "__getattr__"),
+                    (_ModuleState.module_dir, "__dir__")):
+    _hook.__name__ = _name
+    _hook.__qualname__ = f"lazify.{_name}"
+del _hook, _name
 
 
 def _without_own_frames(exc):
@@ -1729,7 +1736,7 @@ def __lazy_module__(namespace, *fallback_names):
     state = _object_new(_ModuleState)
     state.namespace = namespace
     state.name = name = namespace.get("__name__") or ""
-    state.pending = {}
+    state.pending = _NONE_PENDING     # its own dict from its first pending name on
     package = namespace.get("__package__")
     if "__path__" not in namespace:
         state.package = name.rpartition(".")[0] if package is None else package
@@ -1742,7 +1749,7 @@ def __lazy_module__(namespace, *fallback_names):
                 state.install()
     # the settings as state._refresh() takes them in, without its frame
     state.generation = generation = settings.generation
-    if lazy_now(name):
+    if name in lazy_importers or lazy_now(name):     # (lazy_now's first test, without its call)
         state.all_lazy = True
         state.lazy_generation = generation
     if _TUPLE_LAYOUT:

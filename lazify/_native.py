@@ -2,7 +2,9 @@
 hook compiled, and lazify's PEP 810 filter makes one eager when lazify is off, when
 its importer is excluded, or when it is guarded and its package is missing.  Also
 the choice of mechanism ("rewrite" or "native"), which :mod:`lazify._mechanism`
-re-exports: here, the module every start-up loads, to load one module less.
+re-exports, and PEP 810's ``LazyImportType`` (:func:`lazy_import_type`) for the
+rewrite's runtime and :mod:`lazify._api`: here, the module every start-up loads, to
+load one module less.
 
 On every user's start-up path: it imports nothing but ``sys`` and lazify's
 settings and guarded-import check.
@@ -10,8 +12,19 @@ settings and guarded-import check.
 
 import sys
 
-from ._guarded import findable, guarded
+from ._guarded import find_spec, findable, guarded
 from ._settings import lazy_importers, lazy_now, opted_in, settings
+
+def lazy_import_type():
+    """PEP 810's ``types.LazyImportType`` (what a ``lazy import`` binds until first
+    use), None before 3.15.  Asked for when needed: the built-in ``_types`` is not
+    imported at start-up, where the interpreter has no use for it."""
+    if sys.version_info < (3, 15):
+        return None
+    from _types import LazyImportType
+
+    return LazyImportType
+
 
 #: whether this interpreter has PEP 810's lazy imports (3.15+)
 AVAILABLE = hasattr(sys, "set_lazy_imports_filter")
@@ -60,23 +73,90 @@ def lazy_imports_filter(importer, name, fromlist):
         return True                      # a finder's own trouble: leave it to the import
 
 
-#: :func:`lazify._native_catchup.install`, once a package has needed it
-_install_catch_up = None
+#: whether the interpreter lists its pending lazy imports (PEP 810's ``sys.lazy_modules``)
+_LAZY_MODULES = hasattr(sys, "lazy_modules")
+_MISSING = object()
+#: the ``__name__`` of importlib's frozen bootstrap, whose ``_handle_fromlist`` probes
+#: ``hasattr(pkg, "sub")`` for ``from pkg import sub`` and imports the submodule
+#: itself when the answer is no (as ``_importlib_bootstrap._IMPORTLIB_BOOTSTRAP``)
+_IMPORTLIB_BOOTSTRAP = frozenset({"importlib._bootstrap", "_frozen_importlib"})
+#: :func:`lazify._native_catchup.missing`, once a package's ``__getattr__`` has needed it
+_missing = None
 
 
-def catch_up_for(fullname, code) -> None:
-    """A package the hook compiled natively answers for submodules a pending import
-    would have loaded (:func:`lazify._native_catchup.install`, imported at the first)."""
-    global _install_catch_up
-    if _install_catch_up is None:
+def catch_up_for(fullname, code):
+    """Give the package ``fullname``, whose body is about to run the hook's native
+    ``code``, the ``__getattr__`` of the package-submodule catch-up
+    (:mod:`lazify._native_catchup`; not a module that took the rewrite, which has the
+    rewrite's; not one asked for its code outside an import).  Here, in a module every
+    start loads, so that the catch-up's own module is imported only when a package
+    lacks an attribute while lazy imports are pending, not at every start."""
+    if "__lazy__" in code.co_names or not _LAZY_MODULES:
+        return
+    module = _modules.get(fullname)
+    namespace = getattr(module, "__dict__", None)
+    if namespace is None or "__path__" not in namespace or "__getattr__" in namespace:
+        return
+    if not getattr(namespace.get("__spec__"), "_initializing", False):
+        return
+    namespace["__getattr__"] = _getattr_for(module)
+
+
+def _getattr_for(module):
+    """The package's ``__getattr__``: :func:`_package_getattr` bound to the module,
+    one object per package (a closure over the module would be five)."""
+    return _package_getattr.__get__(module)
+
+
+def _package_getattr(module, name):
+    # a dunder, or importlib's probe, is never a submodule to catch up
+    if sys.lazy_modules and not (name.startswith("__") and name.endswith("__")) \
+            and sys._getframe(1).f_globals.get("__name__") not in _IMPORTLIB_BOOTSTRAP:
+        value = _catch_up(module, name)
+        if value is not _MISSING:
+            return value
+    # the interpreter's own answer, without this hook: its exact AttributeError
+    # (partially initialised modules, names shadowing a library, suggestions)
+    namespace = module.__dict__
+    hook = namespace.pop("__getattr__", _MISSING)
+    try:
+        return type(module).__getattribute__(module, name)
+    finally:
+        if hook is not _MISSING:
+            namespace.setdefault("__getattr__", hook)
+
+
+#: "pkg.name" the finders said is no submodule (asked once, as the rewrite's runtime)
+_not_submodules = set()
+
+
+def _catch_up(module, name):
+    """``module.name`` caught up (:func:`lazify._native_catchup.missing`, imported at
+    the first) when the package's finders have it as a submodule not imported yet,
+    else _MISSING: a name the package lacks and that is no submodule (dataclasses
+    asks pytest's packages for ``tuple``, pip asks ``sysconfig`` for a setting) is
+    answered here, without the catch-up's module."""
+    global _missing
+    package = module.__name__
+    fullname = f"{package}.{name}"
+    if fullname in _not_submodules or fullname in _modules or _modules.get(package) is not module:
+        return _MISSING
+    try:
+        spec = find_spec(fullname, module.__dict__.get("__path__"))
+    except Exception:
+        spec = None
+    if spec is None:
+        _not_submodules.add(fullname)
+        return _MISSING
+    if _missing is None:
         from . import _native_catchup
 
         _native_catchup.native_modules = native_modules
-        _install_catch_up = _native_catchup.install
-    _install_catch_up(fullname, code)
+        _missing = _native_catchup.missing
+    return _missing(module, name, fullname, _MISSING)
 
 
-def native_on() -> None:
+def native_on():
     """PEP 810's "normal" mode (explicit ``lazy`` statements only: the hook's and
     the program's own) with lazify's filter; the previous ones are kept."""
     if not AVAILABLE:
@@ -114,7 +194,7 @@ def _atexit():
 _exit_registered = False
 
 
-def _filter_off_at_exit() -> None:
+def _filter_off_at_exit():
     """At exit, after the program's own exit handlers (registered after this one):
     give the interpreter back the filter it had.  A filter still set when the
     interpreter finalizes keeps lazify's modules, and every module their globals
@@ -128,7 +208,7 @@ def _filter_off_at_exit() -> None:
         sys.set_lazy_imports_filter(previous[1])
 
 
-def native_off() -> None:
+def native_off():
     """Give the interpreter back the lazy imports mode and filter it had."""
     previous, settings.previous = settings.previous, None
     if previous is not None:
@@ -144,12 +224,12 @@ MECHANISMS = ("native", "rewrite")
 NATIVE_AVAILABLE = AVAILABLE
 
 
-def default_mechanism() -> str:
+def default_mechanism():
     """"native" where the interpreter has PEP 810's lazy imports, else "rewrite"."""
     return "native" if NATIVE_AVAILABLE else "rewrite"
 
 
-def check_mechanism(mechanism) -> str:
+def check_mechanism(mechanism):
     """``mechanism``, or the default for None; ValueError for an unknown one, or
     "native" on an interpreter without PEP 810."""
     if mechanism is None:
@@ -163,7 +243,7 @@ def check_mechanism(mechanism) -> str:
     return mechanism
 
 
-def set_mechanism(name: str) -> None:
+def set_mechanism(name):
     """Compile modules for mechanism ``name`` from now on (checked), and set the
     interpreter up for it: PEP 810's "normal" mode and lazify's filter for
     "native", the interpreter's previous mode and filter otherwise."""

@@ -8,37 +8,28 @@ in pending ``lazy import pkg.sub`` statements itself (``sys.lazy_modules``); one
 only another pending import would load is missing.  The rewrite's runtime answers
 from its package ``__getattr__`` (``_importlib_bootstrap._PackageSubmodules``); here
 a package the hook compiled natively gets a ``__getattr__`` when its body starts
-(:func:`install`: the one name lazify adds to a native module), which the interpreter
-calls only for a missing attribute.  It runs the pending lazy imports of the
-modules the hook compiled natively, those aimed at the submodule first, then those
-aimed at the package's other modules, then the rest, until the submodule appears,
-and otherwise answers as the package would without it.  A package that defines its
-own ``__getattr__`` (PEP 562) replaces lazify's and answers for itself.
+(:func:`lazify._native.catch_up_for`: the one name lazify adds to a native module),
+which the interpreter calls only for a missing attribute.  When lazy imports are
+pending and the package's finders have the name as a submodule not imported yet, it
+imports this module, which runs the pending lazy imports of the modules the hook
+compiled natively, those aimed at the submodule first, then those aimed at the
+package's other modules, then the rest, until the submodule appears; otherwise the
+package answers as it would without it.  A package that defines its own
+``__getattr__`` (PEP 562) replaces lazify's and answers for itself.
 
-Nothing here runs on a warm start where nothing is missing: :func:`install` is a few
-dictionary operations per package, and the search runs only when a package lacks an
-attribute that its finders say is a submodule not imported yet while lazy imports
-are pending.
+Not imported on a start where no submodule needs catching up: the questions before
+(a dunder, importlib's probe, no lazy import pending, no such submodule) are
+answered in :mod:`lazify._native`.
 """
 
 import sys
 
-from ._guarded import find_spec
 
-#: the ``__name__`` of importlib's frozen bootstrap, whose ``_handle_fromlist`` probes
-#: ``hasattr(pkg, "sub")`` for ``from pkg import sub`` and imports the submodule
-#: itself when the answer is no (as ``_importlib_bootstrap._IMPORTLIB_BOOTSTRAP``)
-_IMPORTLIB_BOOTSTRAP = frozenset({"importlib._bootstrap", "_frozen_importlib"})
-_MISSING = object()
-#: whether the interpreter lists its pending lazy imports (PEP 810's ``sys.lazy_modules``)
-_LAZY_MODULES = hasattr(sys, "lazy_modules")
 _PREFIX = "<lazy_import '"
 
 #: the names of the modules the hook compiled natively (``_native.native_modules``,
-#: set by :func:`lazify._native.catch_up_for`, which imports this module)
+#: set by :func:`lazify._native._catch_up`, which imports this module)
 native_modules = frozenset()
-#: "pkg.name" the finders said is no submodule (asked once, as the rewrite's runtime)
-_not_submodules = set()
 #: (importer, name, target) of pending imports that failed during a catch-up: not
 #: tried again by a later one (their first use raises, as the interpreter has it)
 _failed = set()
@@ -47,64 +38,16 @@ _failed = set()
 _resolving = set()
 
 
-def install(fullname, code) -> None:
-    """Give the package ``fullname``, whose body is about to run the hook's native
-    ``code``, lazify's ``__getattr__`` (not a module that took the rewrite, which has
-    the rewrite's; not one asked for its code outside an import)."""
-    if "__lazy__" in code.co_names or not _LAZY_MODULES:
-        return
-    module = sys.modules.get(fullname)
-    namespace = getattr(module, "__dict__", None)
-    if namespace is None or "__path__" not in namespace or "__getattr__" in namespace:
-        return
-    if not getattr(namespace.get("__spec__"), "_initializing", False):
-        return
-    namespace["__getattr__"] = _getattr_for(module)
-
-
-def _getattr_for(module):
+def missing(module, name, fullname, marker):
+    """``module.name``, missing from the package's namespace, which its finders have
+    as the submodule ``fullname``, not imported yet (its ``__getattr__``,
+    :func:`lazify._native._getattr_for`, asked them while lazy imports are pending):
+    caught up when a pending import would have loaded it, else ``marker``."""
     namespace = module.__dict__
-    getattribute = type(module).__getattribute__
-
-    def __getattr__(name):
-        if sys.lazy_modules:
-            value = _missing(module, name, sys._getframe(1))
-            if value is not _MISSING:
-                return value
-        # the interpreter's own answer, without this hook: its exact AttributeError
-        # (partially initialised modules, names shadowing a library, suggestions)
-        hook = namespace.pop("__getattr__", _MISSING)
-        try:
-            return getattribute(module, name)
-        finally:
-            if hook is not _MISSING:
-                namespace.setdefault("__getattr__", hook)
-    return __getattr__
-
-
-def _missing(module, name, frame):
-    """``module.name``, missing from the package's namespace: the submodule, caught up
-    when a pending import would have loaded it, else _MISSING."""
-    if name.startswith("__") and name.endswith("__"):
-        return _MISSING
-    package = module.__name__
-    fullname = f"{package}.{name}"
-    if fullname in _not_submodules or fullname in sys.modules \
-            or frame.f_globals.get("__name__") in _IMPORTLIB_BOOTSTRAP \
-            or sys.modules.get(package) is not module:
-        return _MISSING
-    namespace = module.__dict__
-    try:
-        spec = find_spec(fullname, namespace.get("__path__"))
-    except Exception:
-        spec = None
-    if spec is None:
-        _not_submodules.add(fullname)
-        return _MISSING
     _catch_up(fullname, lambda: name in namespace or fullname in sys.modules)
-    value = namespace.get(name, _MISSING)
-    if value is _MISSING:
-        value = sys.modules.get(fullname, _MISSING)
+    value = namespace.get(name, marker)
+    if value is marker:
+        value = sys.modules.get(fullname, marker)
     return value
 
 

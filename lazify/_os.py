@@ -45,24 +45,24 @@ _S_IFDIR = 0o040000
 _S_IFREG = 0o100000
 
 
-def _mode_is(path, kind) -> bool:
+def _mode_is(path, kind):
     try:
         return stat(path).st_mode & _S_IFMT == kind
     except (OSError, ValueError):
         return False
 
 
-def isdir(path) -> bool:
+def isdir(path):
     """``os.path.isdir``."""
     return _mode_is(path, _S_IFDIR)
 
 
-def isfile(path) -> bool:
+def isfile(path):
     """``os.path.isfile``."""
     return _mode_is(path, _S_IFREG)
 
 
-def exists(path) -> bool:
+def exists(path):
     """``os.path.exists``."""
     try:
         stat(path)
@@ -72,11 +72,11 @@ def exists(path) -> bool:
 
 
 if sep == "/":
-    def isabs(path) -> bool:
+    def isabs(path):
         """``os.path.isabs``."""
         return path.startswith("/")
 
-    def join(head, *tails) -> str:
+    def join(head, *tails):
         """``os.path.join``."""
         path = head
         for tail in tails:
@@ -88,7 +88,7 @@ if sep == "/":
                 path += "/" + tail
         return path
 
-    def split(path) -> tuple:
+    def split(path):
         """``os.path.split``."""
         cut = path.rfind("/") + 1
         head, tail = path[:cut], path[cut:]
@@ -96,13 +96,13 @@ if sep == "/":
             head = head.rstrip("/")
         return head, tail
 
-    def splitdrive(path) -> tuple:
+    def splitdrive(path):
         """``os.path.splitdrive``: no drives on POSIX."""
         return path[:0], path
 
     _normpath = getattr(_system, "_path_normpath", None)   # 3.11+
 
-    def normpath(path) -> str:
+    def normpath(path):
         """``os.path.normpath``."""
         if _normpath is not None:
             return _normpath(path) or "."
@@ -132,17 +132,17 @@ else:   # pragma: no cover - Windows
     normpath = _ntpath.normpath
 
 
-def dirname(path) -> str:
+def dirname(path):
     """``os.path.dirname``."""
     return split(path)[0]
 
 
-def basename(path) -> str:
+def basename(path):
     """``os.path.basename``."""
     return split(path)[1]
 
 
-def abspath(path) -> str:
+def abspath(path):
     """``os.path.abspath``."""
     path = fspath(path)
     if not isabs(path):
@@ -150,7 +150,7 @@ def abspath(path) -> str:
     return normpath(path)
 
 
-def makedirs(path, mode=0o777) -> None:
+def makedirs(path, mode=0o777):
     """``os.makedirs(path, mode)``: the parents with the default mode; FileExistsError
     when ``path`` exists."""
     head, tail = split(path)

@@ -781,18 +781,30 @@ def analyse(argv, collected: dict, *, rounds: int, excluding=None) -> dict:
                  for m in ("plain", "lazy")},
         "eager": eager,
         "deferred": deferred,
-        "notes": _notes(roots["lazy"], collected.get("plain_off")),
+        "notes": _notes(roots["lazy"], collected.get("plain_off"),
+                        (lazy_state or {}).get("served_plain") or 0),
     }
 
 
-def _notes(lazy_roots, plain_off=False):
+def _notes(lazy_roots, plain_off=False, served_plain=0):
+    """What makes the figures other than a user's runs would be: said on the page and,
+    after the summary line, on the terminal."""
     notes = []
     if plain_off:
         notes.append("lazify is enabled in this environment (lazify enable): the plain runs "
                      "set LAZIFY=0, so they still import lazify's start-up check")
+    if served_plain:
+        many = served_plain != 1
+        notes.append(f"{served_plain} module{'s' if many else ''} of the lazy run "
+                     f"{'were' if many else 'was'} missing from lazify's bytecode cache (not "
+                     "writable here: PYTHONDONTWRITEBYTECODE, a read-only site-packages; or "
+                     "not written yet), imported eagerly from the plain pyc, as without "
+                     "lazify: the lazy run defers less than lazify does once its cache is "
+                     "written. `lazify compile --env` writes it ahead of time")
     if os.environ.get("PYTHONDONTWRITEBYTECODE"):
-        notes.append("PYTHONDONTWRITEBYTECODE is set: neither Python nor lazify keep "
-                     "bytecode, so both runs compile every module they import, every time")
+        notes.append("PYTHONDONTWRITEBYTECODE is set: neither Python nor lazify write "
+                     "bytecode, so a module without a pyc (or without lazify's cache) is "
+                     "compiled at every run")
     if any(node["name"] == "lazify._rewrite" for node, _parent in tree_nodes(lazy_roots)):
         notes.append("lazify rewrote modules in the lazy run after the warm-up run (it "
                      "imported its rewriter, lazify._rewrite): its bytecode cache was not "

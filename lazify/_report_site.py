@@ -130,6 +130,9 @@ def _dump(path, mode, mechanism, error, light):
     ]
     for name, module in list(sys.modules.items()):
         lines.append(f"module\t{(name, getattr(module, '__file__', None))!r}")
+    miss = sys.modules.get("lazify._miss")
+    if miss is not None:                 # cache misses served from their plain pycs, eagerly
+        lines.append(f"served_plain\t{len(miss.missed)!r}")
     record = sys.modules.get("lazify._import_record")
     if record is not None and record.recording:
         snapshot = record.snapshot()

@@ -1,7 +1,8 @@
 """``lazify run``: run a program as ``python`` would, with global lazy imports (PEP 690's ``-L``).
 
 The targets are python's: ``-m MODULE``, ``-c CODE``, ``-`` (standard input), a script
-path, and, beyond python, the name of a console script found on ``PATH`` (run as
+path, and, beyond python, the name of a console script found on ``PATH`` or beside the
+interpreter (:func:`scripts_directory`; run as
 ``python /path/to/script`` would run it).  Each gets the ``sys.argv``, ``__name__``,
 ``sys.path[0]``, exit status and traceback python gives it.
 
@@ -26,7 +27,8 @@ targets:
   -c CODE         run a string, like `python -c CODE`
   -               run the program read from standard input, like `python -`
   SCRIPT          run a script, a directory or a zip file with __main__.py
-  COMMAND         a console script found on PATH (`lazify run http --version`)
+  COMMAND         a console script on PATH or beside lazify's interpreter
+                  (`lazify run http --version`)
   ARGS            passed on as sys.argv[1:]
 
 options:
@@ -178,10 +180,11 @@ def prepare(argv):
         return 0
     path = None
     if options.kind == "path":
-        path = _find(options.target)
+        path = find_command(options.target)
         if path is None:
             sys.stderr.write(f"{PROG}: can't open file {os.path.abspath(options.target)!r}: "
-                             "[Errno 2] No such file or directory\n")
+                             "[Errno 2] No such file or directory"
+                             f"{_nor_command(options.target)}\n")
             return 2
     try:
         settings = resolve_settings(options.mechanism)
@@ -256,18 +259,40 @@ def resolve_settings(mechanism=None, *, project=None, extra_excluding=()):
     return enabled, excluding, mechanism
 
 
-def _find(target):
+def find_command(target):
     """The file ``target`` names: a path, else (a bare name) a console script on
-    ``PATH``, as a shell finds it; None when there is neither."""
+    ``PATH``, as a shell finds it, else in :func:`scripts_directory`; None when there is
+    none of these."""
     if os.path.exists(target):
         return target
-    if os.sep in target or (os.altsep and os.altsep in target) or not target:
+    if not _bare(target):
         return None
-    for directory in os.environ.get("PATH", os.defpath).split(os.pathsep):
+    for directory in [*os.environ.get("PATH", os.defpath).split(os.pathsep),
+                      scripts_directory()]:
         candidate = os.path.join(directory or os.curdir, target)
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
     return None
+
+
+def _bare(target) -> bool:
+    return bool(target) and os.sep not in target and not (os.altsep and os.altsep in target)
+
+
+def _nor_command(target) -> str:
+    """The end of the message for a target found nowhere: the places a bare name was
+    looked for as a command too."""
+    if not _bare(target):
+        return ""
+    return f", and no command {target!r} on PATH or in {scripts_directory()}"
+
+
+def scripts_directory() -> str:
+    """Where pip put the console scripts of lazify's own environment, ``lazify``'s among
+    them (the interpreter's directory: a venv's ``bin`` or ``Scripts``): a program
+    installed beside lazify is found when ``venv/bin/lazify`` runs from a shell that
+    never activated the venv."""
+    return os.path.dirname(sys.executable) if sys.executable else ""
 
 
 def _set_path0(directory: str) -> None:

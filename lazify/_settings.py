@@ -46,7 +46,7 @@ DEFAULT_EXCLUDING = {
 }
 
 
-def within(name: str, names) -> bool:
+def within(name, names):
     """Whether ``names`` (a container supporting ``in``) holds module ``name`` or a
     package above it (``a.b`` and ``a`` for ``a.b.c``).  Here rather than in
     :mod:`lazify._names`, which re-exports it: the settings need it at every start-up,
@@ -56,6 +56,25 @@ def within(name: str, names) -> bool:
             return True
         name = name.rpartition(".")[0]
     return False
+
+
+def absolute_name(name: str, level: int, package) -> str:
+    """The absolute name of the module ``from .{level}name import`` imports from
+    ``package`` (``name`` itself for level 0), as importlib resolves it.  Here rather
+    than in :mod:`lazify._names`, which re-exports it: the rewrite's runtime needs it
+    at every start-up, where one module less is loaded.
+
+    :raises ImportError: with Python's own message where Python raises it: a
+        relative import without a package, or one above the top-level package.
+    """
+    if not level:
+        return name
+    if not package:
+        raise ImportError("attempted relative import with no known parent package")
+    parts = package.rsplit(".", level - 1)
+    if len(parts) < level:
+        raise ImportError("attempted relative import beyond top-level package")
+    return f"{parts[0]}.{name}" if name else parts[0]
 
 
 class Settings:
@@ -92,21 +111,21 @@ never_rewritten = None
 _recorded = None
 
 
-def register_runtime(module) -> None:
+def register_runtime(module):
     """The rewrite's runtime, once imported: the public helpers and the guarded-import
     check ask it about rewritten modules."""
     global runtime
     runtime = module
 
 
-def register_hook(never) -> None:
+def register_hook(never):
     """The import hook, once imported: its predicate ``never(name)``, true for a module
     lazify never rewrites (the runtime's catch-up of submodules asks it)."""
     global never_rewritten
     never_rewritten = never
 
 
-def keep_recorded(record) -> None:
+def keep_recorded(record):
     """Keep the settings ``lazify enable`` recorded (:func:`recorded`)."""
     global _recorded
     _recorded = record
@@ -118,7 +137,7 @@ def recorded():
     return _recorded
 
 
-def set_lazy_imports(enabled: bool = True, *, excluding=None) -> None:
+def set_lazy_imports(enabled=True, *, excluding=None):
     """Make import statements executed from now on lazy (or eager).
 
     :param excluding: a container of module names supporting ``in``; imports
@@ -133,12 +152,12 @@ def set_lazy_imports(enabled: bool = True, *, excluding=None) -> None:
     lazy_importers.clear()
 
 
-def is_lazy_imports_enabled() -> bool:
+def is_lazy_imports_enabled():
     """Whether global lazy imports are on (PEP 690's ``-L``)."""
     return settings.enabled
 
 
-def is_excluded(name: str) -> bool:
+def is_excluded(name):
     """Whether imports within module ``name`` stay eager."""
     excluding = settings.excluding
     return within(name, DEFAULT_EXCLUDING if excluding is None else excluding) or (
@@ -150,7 +169,7 @@ def is_excluded(name: str) -> bool:
 eager_packages = set()
 
 
-def keep_eager(package: str) -> None:
+def keep_eager(package):
     """Keep the imports within ``package`` eager from now on (:mod:`lazify._audit`)."""
     eager_packages.add(package)
     settings.generation += 1
@@ -163,7 +182,7 @@ def keep_eager(package: str) -> None:
 _excluded_importers = {}
 
 
-def excluded(name: str) -> bool:
+def excluded(name):
     """:func:`is_excluded`, remembered until the settings change."""
     known = _excluded_importers.get(name)
     if known is None:
@@ -176,7 +195,7 @@ def excluded(name: str) -> bool:
 lazy_importers = set()
 
 
-def lazy_now(name: str) -> bool:
+def lazy_now(name):
     """Whether the imports of module ``name`` are lazy by the settings of now: global
     mode on and ``name`` not excluded (whatever the mechanism)."""
     if name in lazy_importers:
@@ -187,7 +206,7 @@ def lazy_now(name: str) -> bool:
     return True
 
 
-def opted_in(namespace, target) -> bool:
+def opted_in(namespace, target):
     """Whether the module whose globals are ``namespace`` opts in to lazy imports of
     module ``target`` with PEP 810's ``__lazy_modules__`` (None: never)."""
     explicit = namespace.get("__lazy_modules__")
@@ -203,7 +222,7 @@ _FALSE = frozenset({"0", "false", "no", "off"})
 _reported = set()
 
 
-def report(message: str) -> None:
+def report(message):
     """One line on stderr, ``lazify: message``, once per process: a settings problem is
     found by every entry point that reads the settings, and said once.  Not a warning:
     at start-up (a ``.pth`` file) the warnings machinery is not there yet, and a
@@ -217,7 +236,7 @@ def report(message: str) -> None:
         pass
 
 
-def env_flag(name: str, default: bool = False, environ=None):
+def env_flag(name, default=False, environ=None):
     """A boolean environment variable: 1/0, true/false, yes/no, on/off in any case;
     unset or empty is *default*, anything else is reported once and is *default*."""
     value = (os.environ if environ is None else environ).get(name)
@@ -229,13 +248,14 @@ def env_flag(name: str, default: bool = False, environ=None):
     if word in _FALSE:
         return False
     if word:
-        what = "unset" if default is None else int(default)
+        # one wording whatever *default* this reader has: two readers of one variable
+        # (the .pth file's and install()'s LAZIFY) report one line, not two that differ
         report(f"{name}={value!r} is not one of 1/0, true/false, yes/no, on/off; "
-               f"taken as {what}")
+               "taken as unset")
     return default
 
 
-def has_settings(environ=None) -> bool:
+def has_settings(environ=None):
     """Whether :mod:`lazify._config` must resolve the settings: one of its variables is
     set.  Otherwise the settings are the recorded ones as they are
     (:func:`recorded_settings`), and :func:`lazify.install` does not import ``_config``;

@@ -11,6 +11,7 @@ settings, inside
 import ast
 import io
 import os
+import stat
 
 from . import _os
 from . import _keyword
@@ -64,7 +65,9 @@ def iter_files(paths, extra_excluding=None, unreadable=None):
 
 def python_files(top: str, unreadable=None) -> list:
     """The ``.py`` files under *top*, sorted, outside :data:`SKIP_DIRS`, hidden
-    directories and virtual environments.
+    directories and virtual environments.  A name that is not a regular file (a FIFO, a
+    socket, a device: reading one would block or never end) is not a source file and is
+    left out; a broken symlink is kept, and reading it reports it.
 
     :param unreadable: a list to add ``(directory, OS error message)`` to for each
         directory that cannot be listed; None: such directories are skipped.
@@ -85,9 +88,17 @@ def python_files(top: str, unreadable=None) -> list:
             and not os.path.exists(os.path.join(dirpath, d, "pyvenv.cfg"))
         )
         out.extend(
-            os.path.normpath(os.path.join(dirpath, f)) for f in sorted(filenames) if f.endswith(".py")
+            os.path.normpath(os.path.join(dirpath, f)) for f in sorted(filenames)
+            if f.endswith(".py") and _regular_or_broken(os.path.join(dirpath, f))
         )
     return out
+
+
+def _regular_or_broken(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:                      # a broken symlink, or gone since the walk
+        return True
 
 
 def module_name_for(path: str) -> tuple:

@@ -178,3 +178,18 @@ def unreadable(monkeypatch, directory):
         return real(path)
 
     monkeypatch.setattr(os, "scandir", scandir)
+
+
+def tool_beside_python(bindir, name: str, body: str) -> str:
+    """A ``bin`` directory as pip fills a venv's: a link to this interpreter (``python``,
+    whose ``sys.executable`` it is) and an executable console script *name* running
+    *body* with it; the link's path.  For a command installed beside lazify, run from a
+    shell whose ``PATH`` does not have that directory."""
+    os.makedirs(bindir, exist_ok=True)
+    python = os.path.join(str(bindir), "python")
+    os.symlink(sys.executable, python)
+    script = os.path.join(str(bindir), name)
+    with open(script, "w", encoding="utf-8") as f:
+        f.write(f"#!{python}\n{textwrap.dedent(body)}")
+    os.chmod(script, 0o755)
+    return python

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 
 import pytest
 
@@ -123,6 +124,8 @@ def _fill_venv(home, python, wheel):
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as f:
             f.write(textwrap.dedent(text))
+        old = time.time() - 3600     # as pip leaves them: not "just modified", so cached
+        os.utime(path, (old, old))
     script = os.path.join(venv, "bin", "app")
     with open(script, "w") as f:     # what pip writes for a console_scripts entry point
         f.write(f"#!{exe}\nimport sys\nfrom app.cli import main\nsys.exit(main())\n")
@@ -224,6 +227,9 @@ def test_enable_then_a_console_script_starts_lazily_from_root(env):
 def test_lazify_1_in_an_environment_never_enabled(env):
     """The distribution's .pth: LAZIFY=1 is global mode for the program and its children."""
     assert not os.path.exists(_pth(env))
+    # the venv's first lazy start (alone, or after other tests): its cache misses
+    # written at once, so the runs below find lazify's cache whatever ran before
+    _app(env, LAZIFY="1", LAZIFY_DEFER_REWRITE="0")
     assert _app(env, LAZIFY="1") == (["False", "False", "True"], "")
     child = ("import subprocess, sys; "
              "subprocess.run([sys.argv[1]], check=True)")
@@ -238,13 +244,19 @@ def test_lazify_0_in_an_enabled_environment(env):
     try:
         assert _app(env, LAZIFY="0") == (["True", "True", "False"], "")
         assert _app(env, LAZIFY="Off", LAZIFY_DISABLE="1") == (["True", "True", "False"], "")
+        # a malformed LAZIFY is read by the .pth file and by install(): one line, not two
+        # that differ; taken as unset, the enabled environment stays on
+        probes, err = _app(env, LAZIFY="banana")
+        assert (probes[-1], err) == ("True", "lazify: LAZIFY='banana' is not one of 1/0, "
+                                             "true/false, yes/no, on/off; taken as unset\n")
         status = _run([env["lazify"], "status"], LAZIFY="0")
         assert status.returncode == 1 and status.stdout.startswith("lazify is off: LAZIFY=0")
     finally:
         _run([env["lazify"], "disable"])
 
 
-@pytest.mark.parametrize("case", ["broken", "unreadable", "python 3.9", "unknown python"])
+@pytest.mark.parametrize("case", ["broken", "unreadable", "python 3.9", "unknown python",
+                                  "not a program"])
 def test_enable_refuses_bad_input_in_one_line_and_changes_nothing(env, case):
     args, status = [], 2
     if case == "broken":
@@ -258,8 +270,13 @@ def test_enable_refuses_bad_input_in_one_line_and_changes_nothing(env, case):
         if not os.path.exists(OLD_PYTHON):
             pytest.skip(f"no Python 3.9 at {OLD_PYTHON}")
         args, message, status = ["--python", OLD_PYTHON], "lazify needs 3.10 or newer", 1
-    else:
-        args, message = ["--python", "/nonexistent/python"], "no such interpreter"
+    elif case == "unknown python":
+        args, message = ["--python", "/nonexistent/python"], "no such interpreter (no such file)"
+    else:                                # a file that is there, not a typo'd path
+        text = os.path.join(env["home"], "notes.txt")
+        with open(text, "w") as f:
+            f.write("not a program\n")
+        args, message = ["--python", text], "no such interpreter (not an executable file)"
     proc = _enable(env, *args)
     assert proc.returncode == status
     assert proc.stdout == ""

@@ -77,3 +77,28 @@ def test_clean_recognises_every_tag():
                  "m.cpython-311.opt-lazify.pyc.txt", "rewriter-deps.x.txt"):
         assert not is_lazify_file(name), name
     assert is_lazify_file("rewriter-deps.cpython-311.30b07f0.0v1v0f8h0.txt", in_lazify_dir=True)
+
+
+def test_clean_counts_only_what_it_removed(tmp_path, monkeypatch, capsys):
+    """A file it cannot remove (another user's, as nobody in a container) is one line,
+    and neither its count nor its size goes into what was removed."""
+    from lazify import _cache_clean
+
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+    for name in ("a", "b"):
+        (cache / f"{name}.cpython-311.opt-lazify0v1v0f8h0.pyc").write_bytes(b"x" * 1_000_000)
+    theirs = str(cache / "b.cpython-311.opt-lazify0v1v0f8h0.pyc")
+    unlink = os.unlink
+
+    def refuse(path, *args, **kwargs):
+        if os.fspath(path) == theirs:
+            raise PermissionError(13, "Permission denied", path)
+        return unlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(_cache_clean.os, "unlink", refuse)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert _cache_clean.clean([str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "lazify cache clean: removed 1 file (1.0 MB); 1 could not be removed\n"
+    assert err == f"lazify cache clean: cannot remove {theirs}: [Errno 13] Permission denied\n"

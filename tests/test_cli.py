@@ -124,3 +124,52 @@ def test_the_wheel_lists_every_package_of_lazify():
                 for directory, _dirs, files in os.walk(os.path.join(ROOT, "lazify"))
                 if "__init__.py" in files}
     assert packages == set(ast.literal_eval(listed.group(1)))
+
+
+# The child interrupts its own process group (a terminal's Ctrl-C reaches every process
+# of the foreground job) from inside the work, at the first file it reaches: the command's
+# process and, for compile, its pool's workers all get SIGINT at the same moment.
+_CTRL_C = """
+import os, signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)
+from lazify import _compile, _sources
+def ctrl_c(*args, **kwargs):
+    os.killpg(0, signal.SIGINT)
+    time.sleep(30)
+_compile._one = ctrl_c           # compile's work on one file, in a worker or in-process
+_sources.read = ctrl_c           # every other command reads its files through this
+from lazify._cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("argv", [
+    ["compile", "-j", "2", "."],            # a pool of workers (more than 48 files)
+    ["compile", "one.py"],                  # in this process
+    ["check", "."], ["diff", "."], ["fix", "--diff", "."],
+])
+def test_ctrl_c_ends_a_command_with_one_line(tmp_path, argv):
+    """Ctrl-C mid-command: `lazify <command>: interrupted`, exit status 130, no traceback
+    (neither the command's nor one per worker)."""
+    for i in range(60):
+        write(tmp_path, f"m{i:02d}.py", "import json\n\ndef f():\n    return json\n")
+    write(tmp_path, "one.py", "import json\n")
+    proc = subprocess.run([sys.executable, "-c", _CTRL_C, *argv], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, start_new_session=True,
+                          env={**os.environ, "PYTHONPATH": ROOT})
+    assert (proc.returncode, proc.stderr) == (130, f"lazify {argv[0]}: interrupted\n")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize("argv", [["check", "."], ["diff", "."], ["fix", "--diff", "."],
+                                  ["compile", "."], ["rewrite", "-o", "out", "."]])
+def test_a_fifo_in_a_tree_is_not_a_source_file(tmp_path, argv):
+    """A named pipe (or socket, device) called *.py in a walked tree: reading it would
+    block for ever; the walk leaves it out and the command ends."""
+    write(tmp_path, "a.py", "import json\n\ndef f():\n    return json\n")
+    os.mkfifo(tmp_path / "pipe.py")
+    proc = subprocess.run([sys.executable, "-m", "lazify", *argv], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": ROOT})
+    assert proc.returncode in (0, 1) and "pipe.py" not in proc.stdout + proc.stderr, proc.stderr
+    assert "a.py" in proc.stdout + proc.stderr or argv[0] in ("compile", "rewrite"), proc.stdout

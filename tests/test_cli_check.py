@@ -561,6 +561,16 @@ def test_check_fail_on_unknown_code_is_a_usage_error(tmp_path, capsys):
     assert err.startswith("lazify check: --fail-on: unknown code(s) nonsense (known: eager, ")
 
 
+@pytest.mark.parametrize("value", ["", ",", " , "])
+def test_check_fail_on_without_a_code_is_a_usage_error(tmp_path, capsys, value):
+    """`--fail-on "$CODES"` with CODES unset in a CI job: a usage error, not a gate that
+    passes whatever the check finds."""
+    path = write(tmp_path, "mod.py", GATE)
+    assert main(["check", path, "--fail-on", value]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("lazify check: --fail-on: no code given (known: eager, ")
+
+
 def test_check_format_github(tmp_path, capsys):
     path = write(tmp_path, "a,b.py", GATE)
     bad = write(tmp_path, "bad.py", "def f(:\n")

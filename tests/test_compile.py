@@ -134,6 +134,27 @@ def test_compile_write_error_is_one_line_with_the_path_and_the_os_error(tmp_path
     assert "1 compiled, 0 up to date, 0 skipped, 2 failed" in proc.stdout, proc.stdout
 
 
+def test_compile_rewrites_nothing_more_where_the_cache_cannot_be_written(tmp_path):
+    """Once a directory's cache file could not be written (nor the per-user one), its
+    other files fail the same way without being rewritten first: a read-only stdlib
+    as nobody (compile --env) is not minutes of rewriting for nothing."""
+    from tests.test_hook import write_tree
+
+    root = write_tree(tmp_path / "app", {f"m{i}.py": MOD for i in range(5)})
+    (root / "__pycache__").write_text("a file where the directory goes\n")
+    count = ("import sys\nfrom lazify import _compile, _hook\ncalls = []\n"
+             "real = _hook.rewritten_code\n"
+             "_hook.rewritten_code = lambda *a, **k: calls.append(a[1]) or real(*a, **k)\n"
+             "status = _compile.compile_paths(sys.argv[1:], jobs=1, progress=False)\n"
+             "print('rewritten', len(calls), 'status', status)\n")
+    proc = run_python(["-c", count, str(root)],
+                      env_extra={"XDG_CACHE_HOME": None, "HOME": "/dev/null"})
+    assert "rewritten 1 status 1" in proc.stdout, proc.stdout + proc.stderr
+    assert "0 compiled, 0 up to date, 0 skipped, 5 failed" in proc.stdout, proc.stdout
+    lines = [line for line in proc.stderr.splitlines() if "cannot write" in line]
+    assert len(lines) == 5 and all("[Errno 20] Not a directory" in line for line in lines)
+
+
 def test_compile_reports_unreadable_and_missing_files(tmp_path):
     from tests.test_hook import write_tree
 

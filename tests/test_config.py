@@ -207,7 +207,7 @@ def test_a_bad_boolean_is_said_once_and_is_the_default(capsys):
     for _ in range(2):
         assert _settings.env_flag("LAZIFY_Y", False, {"LAZIFY_Y": "banana"}) is False
     assert capsys.readouterr().err == ("lazify: LAZIFY_Y='banana' is not one of 1/0, "
-                                       "true/false, yes/no, on/off; taken as 0\n")
+                                       "true/false, yes/no, on/off; taken as unset\n")
 
 
 def test_an_unreadable_pyproject_is_one_line(tmp_path):

@@ -156,6 +156,8 @@ def test_explicitly_lazy_module_is_plain_where_its_rewrite_cannot_be_kept(tmp_pa
     assert f"heavy loaded: {eager} rewriter loaded: False" in proc.stderr, proc.stderr
     assert "('compiled'" not in proc.stderr
     assert "2 modules imported eagerly" in proc.stderr, proc.stderr
+    # no directory would hold the cache: the one remedy is writing it ahead of time
+    assert "lazify compile --env" in proc.stderr and "XDG_CACHE_HOME" not in proc.stderr
 
 
 @pytest.mark.skipif(sys.version_info < (3, 15), reason="PEP 810's lazy import statement: 3.15+")
@@ -327,6 +329,7 @@ def test_read_only_tree_as_nobody_serves_plain_and_warns_once(tmp_path):
         assert "heavy loaded: True rewriter loaded: False" in first.stderr, first.stderr
         warnings = [line for line in first.stderr.splitlines() if "cannot be written" in line]
         assert len(warnings) == 1 and "lazify compile --env" in warnings[0], first.stderr
+        assert "set XDG_CACHE_HOME" in warnings[0]      # a writable one would hold it
         second = as_nobody()
         assert second.returncode == 0 and "cannot be written" not in second.stderr, second.stderr
         time.sleep(0.5)

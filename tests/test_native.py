@@ -755,6 +755,34 @@ def test_asyncio_is_served_natively_without_the_rewrites_runtime(tmp_path):
         assert (proc.stdout, proc.stderr) == ("ran False\n", "")
 
 
+@needs_native
+def test_the_catch_up_is_imported_only_when_a_package_lacks_a_submodule(tmp_path):
+    # every package the hook compiles natively gets the catch-up's __getattr__; the
+    # catch-up itself (lazify._native_catchup) is not on the start-up path: a dunder,
+    # importlib's probe of ``from pkg import sub``, a name that is no submodule and a
+    # start with no lazy import pending do not import it; a missing submodule while
+    # imports are pending does
+    _tree(tmp_path, {
+        "pkg/__init__.py": "import json\n",
+        "pkg/sub.py": "X = 'sub'\n",
+        "pkg/probe.py": "",
+        "pkg/lexers.py": "from pkg import sub\n",
+        "other.py": "from pkg.lexers import sub\n",
+        "main.py": """\
+            import sys, lazify
+            lazify.install()
+            import pkg, other
+            from pkg import probe
+            print("__getattr__" in vars(pkg), hasattr(pkg, "__wrapped__"),
+                  hasattr(pkg, "setting"), "lazify._native_catchup" in sys.modules)
+            print(pkg.sub.X, "lazify._native_catchup" in sys.modules)
+        """})
+    for _ in range(2):                   # the rewrite at once, then from lazify's cache
+        proc = run_python(["main.py"], cwd=tmp_path,
+                          env_extra={**NATIVE_ENV, "LAZIFY_DEFER_REWRITE": "0"})
+        assert (proc.stdout, proc.stderr) == ("True False False False\nsub True\n", "")
+
+
 # What remains different natively, documented in "The native mechanism (3.15+)".
 
 @needs_native

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import textwrap
 
@@ -100,8 +101,12 @@ def test_p_lazify_turns_it_on_as_the_option_does(project):
 def first_run(result, lazy):
     result.assert_outcomes(passed=2)
     assert f"UNUSED-RAN {not lazy}" in result.stdout.str()
-    # the summary lists mylib's deferred import only when mylib was rewritten
+    # the summary lists mylib's deferred import only when mylib was rewritten, and says
+    # how many modules were imported eagerly when they could not be
     assert ("  mylib:2: import unused_dep" in result.outlines) is lazy
+    eager = [line for line in result.outlines if re.match(
+        r"  [1-9]\d* modules? imported eagerly: missing from lazify's bytecode cache ", line)]
+    assert len(eager) == (not lazy), result.outlines
 
 
 def test_first_run_is_lazy_where_the_cache_can_be_written(lazy_session):

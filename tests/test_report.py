@@ -5,6 +5,7 @@ from __future__ import annotations
 import html.parser
 import json
 import os
+import subprocess
 import sys
 import textwrap
 
@@ -13,7 +14,7 @@ import pytest
 from lazify import _report, _report_html
 from tests import _browser
 from tests._sample import full_only
-from tests._util import ROOT, run_python
+from tests._util import ROOT, child_env, run_python, tool_beside_python
 
 EXAMPLES = os.path.join(ROOT, "examples")
 
@@ -304,11 +305,24 @@ def test_usage_errors(tmp_path):
         "lazify report: no command given (lazify report -- CMD ARGS...)"
     proc = run_python(["-m", "lazify", "report", "--", "no-such-command-x"], cwd=tmp_path)
     assert proc.returncode == 2
-    assert proc.stderr.strip() == "lazify report: command not found: no-such-command-x"
+    assert proc.stderr.strip() == ("lazify report: command not found: no-such-command-x "
+                                   f"(not on PATH nor in {os.path.dirname(sys.executable)})")
     proc = run_python(["-m", "lazify", "report", "-o", str(tmp_path / "missing" / "r.html"),
                        "--rounds", "0", "--", sys.executable, "-c", "pass"], cwd=tmp_path)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "lazify report: cannot write" in proc.stderr
+
+
+def test_a_command_beside_the_interpreter(tmp_path):
+    """``venv/bin/lazify report -- mytool`` from a shell that never activated the venv:
+    found where pip installed it, beside lazify, as ``lazify run`` finds it."""
+    python = tool_beside_python(tmp_path / "bin", "mytool", "import json\nprint('ok')\n")
+    proc = subprocess.run([python, "-m", "lazify", "report", "--format", "json", "--rounds",
+                           "1", "--", "mytool"], cwd=tmp_path, capture_output=True, text=True,
+                          env=child_env({"PATH": "/usr/bin:/bin", "PYTHONPATH": ROOT}),
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["runs"]["lazy"]["stdout_tail"] == "ok\n"
 
 
 def test_json_to_a_closed_pipe(tmp_path):
@@ -652,6 +666,26 @@ def test_a_cold_lazify_cache_is_noted(heavyapp_report, environment_report):
     _proc, cold, _pythonpath = environment_report     # mod is rewritten at every run
     assert any("PYTHONDONTWRITEBYTECODE is set" in n for n in cold["notes"])
     assert any("lazify._rewrite" in n for n in cold["notes"])
+
+
+def test_modules_served_plain_in_the_lazy_run_are_noted(tmp_path):
+    """A container's PYTHONDONTWRITEBYTECODE over modules with plain pycs (as pip installs
+    them) and no lazify cache: the lazy run imports them eagerly, and the report says how
+    many and why, on the page and after the summary line, not only that it was slower."""
+    write(tmp_path, "app.py", "import dep\nprint(dep.f())\n")
+    write(tmp_path, "dep.py", "import json\n\ndef f():\n    return 1\n")
+    run_python(["-c", "import dep"], cwd=tmp_path, check=True)        # dep's plain pyc
+    # LAZIFY_DEFER_REWRITE unset: a user's default (the scenarios rewrite misses at once)
+    proc, data = report(["--", sys.executable, "app.py"], cwd=tmp_path,
+                        env_extra={"PYTHONDONTWRITEBYTECODE": "1", "LAZIFY_DEFER_REWRITE": None})
+    assert proc.returncode == 0, proc.stderr
+    noted = [n for n in data["notes"] if "missing from lazify's bytecode cache" in n]
+    assert len(noted) == 1 and noted[0].startswith("1 module of the lazy run"), data["notes"]
+    assert f"lazify report: note: {noted[0]}" in proc.stderr.splitlines()
+    # and none where the warm-up run filled the cache
+    proc, data = report(["--", sys.executable, "app.py"], cwd=tmp_path,
+                        env_extra={"LAZIFY_DEFER_REWRITE": None})
+    assert not [n for n in data["notes"] if "missing from" in n], data["notes"]
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 15), reason="the native mechanism is there")

@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 from tests._sample import full_only, sample
-from tests._util import ROOT, child_env, run_python, write
+from tests._util import ROOT, child_env, run_python, tool_beside_python, write
 
 EXAMPLES = os.path.join(ROOT, "examples")
 
@@ -101,12 +101,30 @@ def test_run_console_script_on_path(tree):
     assert lines(lazy)[3] == "lazy True"
 
 
+def test_run_console_script_beside_the_interpreter(tree):
+    """``venv/bin/lazify run mytool`` from a shell that never activated the venv: the
+    program pip installed beside lazify is found, as ``venv/bin/mytool`` runs it."""
+    python = tool_beside_python(tree / "venv" / "bin", "mytool", PROBE)
+    env = child_env({"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{ROOT}{os.pathsep}{tree}"})
+    proc = subprocess.run([python, "-m", "lazify", "run", "mytool", "-x"], cwd="/", env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    script = str(tree / "venv" / "bin" / "mytool")
+    assert lines(proc) == [f"argv [{script!r}, '-x']", "name __main__",
+                           f"path0 {os.path.dirname(script)!r}", "lazy True"]
+
+
 def test_run_unknown_command(tmp_path):
     proc = run_python(["-m", "lazify", "run", "no-such-command-xyz"], cwd=tmp_path,
                       env_extra={"PATH": str(tmp_path)})
     assert proc.returncode == 2
     assert proc.stderr == (f"lazify run: can't open file "
                            f"{str(tmp_path / 'no-such-command-xyz')!r}: "
+                           "[Errno 2] No such file or directory, and no command "
+                           f"'no-such-command-xyz' on PATH or in {os.path.dirname(sys.executable)}\n")
+    proc = run_python(["-m", "lazify", "run", "./missing.py"], cwd=tmp_path)
+    assert proc.returncode == 2             # a path, not a command: python's words alone
+    assert proc.stderr == (f"lazify run: can't open file {str(tmp_path / 'missing.py')!r}: "
                            "[Errno 2] No such file or directory\n")
 
 

@@ -20,7 +20,7 @@ import sys
 from typing import Sequence
 
 from . import activate, cache, check, compile, diff, fix, report, rewrite, run
-from .common import SUBCOMMANDS, stdout_closed
+from .common import SUBCOMMANDS, interrupted, stdout_closed
 
 #: the command modules, in the order ``lazify --help`` lists their commands
 _MODULES = (check, rewrite, diff, fix, run, compile, report, cache, activate)
@@ -30,7 +30,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``lazify`` command line and return its exit code.
 
     Output to a closed pipe (``lazify check src | head``) ends the command quietly with
-    exit status 1, as pip and black end (:func:`.common.stdout_closed`).
+    exit status 1, as pip and black end (:func:`.common.stdout_closed`); Ctrl-C ends it
+    with one line and exit status 130, not a traceback.
     ``lazify run`` is left alone: the program it runs meets a closed pipe as under
     ``python``."""
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -52,6 +53,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         stdout_closed()
         return 1
+    except KeyboardInterrupt:            # Ctrl-C: one line, the shell's 128 + SIGINT
+        interrupted(args.command)
+        return 130
 
 
 def _build_parser() -> argparse.ArgumentParser:

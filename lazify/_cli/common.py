@@ -79,6 +79,21 @@ def stdout_closed() -> None:
         pass
 
 
+def interrupted(command: str) -> None:
+    """Ctrl-C ended *command*: one line on stderr, on a line of its own (a progress bar
+    may hold the current one)."""
+    try:
+        sys.stdout.flush()
+    except Exception:                    # a closed pipe, or no stdout
+        pass
+    try:
+        newline = "\n" if sys.stderr.isatty() else ""
+        sys.stderr.write(f"{newline}lazify {command}: interrupted\n")
+        sys.stderr.flush()
+    except Exception:
+        pass
+
+
 # ------------------------------------------------------------------ rewrite / diff
 
 

@@ -19,6 +19,7 @@ def run(args) -> int:
     import shutil
 
     from lazify._report import UsageError, analyse, collect, configured_excluding
+    from lazify._run import scripts_directory
 
     argv = list(args.cmd)
     if argv and argv[0] == "--":
@@ -29,10 +30,15 @@ def run(args) -> int:
     if args.rounds < 0:
         print("lazify report: --rounds must be 0 or more", file=sys.stderr)
         return EXIT_USAGE
-    resolved = shutil.which(argv[0])
-    if resolved is None:
-        print(f"lazify report: command not found: {argv[0]}", file=sys.stderr)
-        return EXIT_USAGE
+    # PATH's, else one installed beside lazify (venv/bin/lazify from a shell that never
+    # activated the venv), as lazify run finds it
+    if shutil.which(argv[0]) is None:
+        beside = shutil.which(argv[0], path=scripts_directory())
+        if beside is None:
+            print(f"lazify report: command not found: {argv[0]} (not on PATH nor in "
+                  f"{scripts_directory()})", file=sys.stderr)
+            return EXIT_USAGE
+        argv[0] = beside
     stdin = _stdin_bytes()
     output = args.output
     if output is None:
@@ -109,6 +115,8 @@ def _print_summary(report, output, out):
         lines.append(f"modules {s['modules_plain']} -> {s['modules_lazy']} (no timed rounds)")
     for problem in report["problems"]:
         lines.append(f"problem: {problem}")
+    for note in report.get("notes", ()):
+        lines.append(f"note: {note}")
     if output != "-":
         lines.append(f"report written to {output}")
     for line in lines:

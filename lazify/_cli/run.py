@@ -22,7 +22,8 @@ COMMANDS = (
     ("run",
      "run a program with global lazy imports (the PEP's -L)",
      "Run a program as python would (-m MODULE, -c CODE, -, SCRIPT, or a console script "
-     "on PATH) with lazify's import hook in global mode; `lazify run --help` for its options.",
+     "on PATH or beside lazify's interpreter) with lazify's import hook in global mode; "
+     "`lazify run --help` for its options.",
      [(("run_argv",), {"nargs": argparse.REMAINDER, "metavar": "ARGS",
                        "help": "see `lazify run --help`"})]),
 )

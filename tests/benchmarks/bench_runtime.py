@@ -177,7 +177,8 @@ def bench_python(python, work, rounds):
     bin_python, venv = venv_python(work, python)
     site = sitecustomize_dir(work)
     results = {}
-    with tempfile.TemporaryDirectory() as tmp:
+    # a cold run's rewrite at exit (detached) may still write into the tree at the end
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         # 1. hot loop and attribute loads, one process
         hot_dir = os.path.join(tmp, "hot")
         write(hot_dir, {**HOT_FILES, "hot_main.py": HOT})
