@@ -16,7 +16,7 @@ Every figure comes from the runs themselves:
 Both runs get the same environment and the same ``sitecustomize``
 (:mod:`lazify._report_site`), which installs lazify in the lazy run only.  Rounds are
 interleaved (plain, lazy, plain, lazy, ...) after one warm-up run of each, which fills
-the bytecode caches; the headline figures are medians with the lowest and highest
+the bytecode caches (the lazy one rewrites its cache misses at once); the headline figures are medians with the lowest and highest
 round.  The page is written by :mod:`lazify._report_html`.
 """
 
@@ -116,7 +116,8 @@ def _site_dir() -> str:
 
 
 def _environment(base: dict, site: str, mode: str, trace: bool, out: str | None,
-                 mechanism: str | None, plain_off: bool = False) -> dict:
+                 mechanism: str | None, plain_off: bool = False,
+                 warm_up: bool = False) -> dict:
     env = dict(base)
     # LAZIFY_SUMMARY would have the lazy run print the record's summary at exit: a
     # difference in output that is lazify's, not the program's
@@ -140,6 +141,11 @@ def _environment(base: dict, site: str, mode: str, trace: bool, out: str | None,
     env["LAZIFY_REPORT_HOME"] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     if mechanism:
         env["LAZIFY_REPORT_MECHANISM"] = mechanism
+    if warm_up and mode == "lazy":
+        # the warm-up fills lazify's cache before the measured runs, where it can be
+        # written: its misses rewritten at once, not by a rewriter still running when
+        # the next run starts (LAZIFY_DEFER_REWRITE, when set, is the user's choice)
+        env["LAZIFY_REPORT_WARM_UP"] = "1"
     if out:
         env["LAZIFY_REPORT_OUT"] = out
         if not trace:
@@ -265,7 +271,8 @@ def collect(argv, *, rounds: int, stdin: bytes | None, cwd=None, timeout=None,
         for n, (kind, mode, trace) in enumerate(steps, 1):
             if progress is not None:
                 progress(n, len(steps), kind, mode)
-            env = _environment(base, site, mode, trace, out, mechanism, plain_off)
+            env = _environment(base, site, mode, trace, out, mechanism, plain_off,
+                               warm_up=kind == "warm-up")
             run = run_once(argv, env, stdin, cwd, timeout, mode, trace, out)
             if kind == "warm-up" and mode == "plain" and (run.state or {}).get("lazify_active"):
                 # an enabled environment: LAZIFY=0 from now on, and this run again

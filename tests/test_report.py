@@ -5,9 +5,11 @@ from __future__ import annotations
 import html.parser
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -673,7 +675,9 @@ def test_modules_served_plain_in_the_lazy_run_are_noted(tmp_path):
     them) and no lazify cache: the lazy run imports them eagerly, and the report says how
     many and why, on the page and after the summary line, not only that it was slower."""
     write(tmp_path, "app.py", "import dep\nprint(dep.f())\n")
-    write(tmp_path, "dep.py", "import json\n\ndef f():\n    return 1\n")
+    dep = write(tmp_path, "dep.py", "import json\n\ndef f():\n    return 1\n")
+    old = time.time() - 3600         # as pip leaves it: a source written just now is not cached
+    os.utime(dep, (old, old))
     run_python(["-c", "import dep"], cwd=tmp_path, check=True)        # dep's plain pyc
     # LAZIFY_DEFER_REWRITE unset: a user's default (the scenarios rewrite misses at once)
     proc, data = report(["--", sys.executable, "app.py"], cwd=tmp_path,
@@ -686,6 +690,27 @@ def test_modules_served_plain_in_the_lazy_run_are_noted(tmp_path):
     proc, data = report(["--", sys.executable, "app.py"], cwd=tmp_path,
                         env_extra={"LAZIFY_DEFER_REWRITE": None})
     assert not [n for n in data["notes"] if "missing from" in n], data["notes"]
+
+
+@pytest.mark.parametrize("user", [None, "1"])
+def test_the_lazy_warm_up_rewrites_its_cache_misses_at_once(tmp_path, user):
+    """The lazy warm-up run fills lazify's cache before the measured runs, not through a
+    rewriter still running after it exits; the measured runs keep the user's default,
+    and a LAZIFY_DEFER_REWRITE the user set is kept everywhere."""
+    site = _report._site_dir()
+    try:
+        probe = "from lazify import _hook; print(_hook._deferring())"
+        base = child_env({"LAZIFY_DEFER_REWRITE": user})
+        seen = []
+        for warm_up in (True, False):
+            env = _report._environment(base, site, "lazy", False, None, None, warm_up=warm_up)
+            proc = subprocess.run([sys.executable, "-c", probe], env=env, cwd=tmp_path,
+                                  capture_output=True, text=True, timeout=60)
+            assert proc.returncode == 0, proc.stderr
+            seen.append(proc.stdout.strip())
+    finally:
+        shutil.rmtree(site, ignore_errors=True)
+    assert seen == (["where-uncached", "True"] if user is None else ["True", "True"])
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 15), reason="the native mechanism is there")
