@@ -16,8 +16,8 @@ Every figure comes from the runs themselves:
 Both runs get the same environment and the same ``sitecustomize``
 (:mod:`lazify._report_site`), which installs lazify in the lazy run only.  Rounds are
 interleaved (plain, lazy, plain, lazy, ...) after one warm-up run of each, which fills
-the bytecode caches (the lazy one rewrites its cache misses at once); the headline figures are medians with the lowest and highest
-round.  The page is written by :mod:`lazify._report_html`.
+the bytecode caches (the lazy one rewrites its cache misses at once); the headline
+figures are medians with the lowest and highest round.  The page is written by :mod:`lazify._report_html`.
 """
 
 from __future__ import annotations
