@@ -195,12 +195,18 @@ def test_bad_settings_are_a_usage_error(project):
     result.stderr.fnmatch_lines(["*lazify*unknown key*bogus*"])
 
 
-def test_already_active_interpreter_gets_the_summary(project):
-    # what LAZIFY=1 or an enabled environment does: lazify installed before pytest starts
+def test_already_active_interpreter_keeps_pytests_output(project):
+    # what LAZIFY=1 or an enabled environment does: lazify installed before pytest
+    # starts; the session is lazy as any program there, and its output pytest's own
     project.makepyfile(sitecustomize="import lazify\nlazify.install()\n")
-    result = project.runpytest_subprocess("-s")
+    project.syspathinsert()
+    result = project.runpytest_subprocess("-s", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)
     assert "UNUSED-RAN False" in result.stdout.str()
+    result.stdout.no_fnmatch_line("*- lazify -*")
+    result.stdout.no_fnmatch_line("lazy imports:*")
+    # asked for, the summary is there
+    result = project.runpytest_subprocess("-s", "--lazify")
     result.stdout.fnmatch_lines(["*- lazify -*", "  mylib:2: import unused_dep"])
 
 
