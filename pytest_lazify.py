@@ -4,11 +4,11 @@ Installed with lazify (the ``pytest11`` entry point ``lazify``) and off unless a
 ``--lazify``, ``-p lazify`` or one of its options.  Off, it adds its options and imports
 no lazify module; where lazify is already active in the interpreter (``LAZIFY=1``, an
 enabled environment, ``install()`` in ``sitecustomize``) the session is lazy as any
-program there is, and pytest's output is pytest's own: no section of lazify's.  On, everything imported after the options are read is
-lazy: the project under test, its dependencies, ``conftest.py`` files and what they
-import.  Test files belong to pytest's assertion rewriter, whose loader lazify leaves
-alone.  A top-level module, not inside the ``lazify`` package, so that pytest loading it
-imports nothing of lazify.
+program there is, and pytest's output is pytest's own: no section of lazify's.  On,
+everything imported after the options are read is lazy: the project under test, its
+dependencies, ``conftest.py`` files and what they import.  Test files belong to pytest's
+assertion rewriter, whose loader lazify leaves alone.  A top-level module, not inside the
+``lazify`` package, so that pytest loading it imports nothing of lazify.
 """
 
 import json
