@@ -230,31 +230,17 @@ def _load(data):
     return code if isinstance(code, CodeType) else None
 
 
-def read_cached(
-    source_path,
-    pyc_path=None,
-    *,
-    source_mtime=None,
-    source_size=None,
-    source_bytes=None,
-    optimize=None,
-):
+def read_cached(source_path, pyc_path=None, **known):
     """Return the cached rewritten code for a source, or None. Never raises.
 
     Without ``pyc_path`` the ``__pycache__`` (or ``pycache_prefix``) file is
-    tried, then the per-user fallback.  ``source_mtime``/``source_size`` save
-    a stat when the caller has them; ``source_bytes`` saves a read for
-    hash-based files.  ``co_filename`` is fixed up to the source path when
-    the tree was moved (pytest#3968), without rewriting the file.
+    tried, then the per-user fallback.  *known*, :func:`read_cached_from`'s
+    keywords: ``source_mtime``/``source_size`` save a stat when the caller has
+    them; ``source_bytes`` saves a read for hash-based files; ``optimize``.
+    ``co_filename`` is fixed up to the source path when the tree was moved
+    (pytest#3968), without rewriting the file.
     """
-    return read_cached_from(
-        source_path,
-        pyc_path,
-        source_mtime=source_mtime,
-        source_size=source_size,
-        source_bytes=source_bytes,
-        optimize=optimize,
-    )[0]
+    return read_cached_from(source_path, pyc_path, **known)[0]
 
 
 def _candidates(source_path, pyc_path, primary, optimize):

@@ -232,6 +232,16 @@ def find_spec(fullname, path):
     return None
 
 
+def submodule_spec(fullname, path):
+    """:func:`find_spec` for a name read from a package that may be its submodule: None
+    also where a finder fails (the reader gets the interpreter's AttributeError, not a
+    finder's error)."""
+    try:
+        return find_spec(fullname, path)
+    except Exception:
+        return None
+
+
 #: top-level name -> the length of sys.path when a finder last had it: a guarded
 #: module's deferred imports of a package not loaded yet search for it once, not
 #: once per statement (http's modules ask for ``_ssl`` nine times).  Only what was

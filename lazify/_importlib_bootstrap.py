@@ -37,7 +37,7 @@ from _thread import _local, get_ident
 from _weakref import ref
 
 from . import _settings
-from ._guarded import find_spec, findable, guarded, machinery_file
+from ._guarded import findable, guarded, machinery_file, submodule_spec
 from ._native import lazy_import_type
 from ._settings import (absolute_name, is_excluded, lazy_importers, lazy_now, opted_in,
                         settings)
@@ -605,11 +605,7 @@ class _PackageSubmodules:
                     value = sys.modules.get(fullname, _MISSING)
                 if value is not _MISSING:
                     return value
-            try:
-                spec = find_spec(fullname, self.namespace.get("__path__"))
-            except Exception:
-                spec = None
-            if spec is None:
+            if submodule_spec(fullname, self.namespace.get("__path__")) is None:
                 self._not_submodule(name)
                 return _MISSING
             # a package with a __getattr__ of its own (numpy's ``np.random``) answers

@@ -12,7 +12,7 @@ settings and guarded-import check.
 
 import sys
 
-from ._guarded import find_spec, findable, guarded
+from ._guarded import findable, guarded, submodule_spec
 from ._settings import lazy_importers, lazy_now, opted_in, settings
 
 def lazy_import_type():
@@ -141,11 +141,7 @@ def _catch_up(module, name):
     fullname = f"{package}.{name}"
     if fullname in _not_submodules or fullname in _modules or _modules.get(package) is not module:
         return _MISSING
-    try:
-        spec = find_spec(fullname, module.__dict__.get("__path__"))
-    except Exception:
-        spec = None
-    if spec is None:
+    if submodule_spec(fullname, module.__dict__.get("__path__")) is None:
         _not_submodules.add(fullname)
         return _MISSING
     if _missing is None:
