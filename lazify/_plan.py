@@ -507,17 +507,35 @@ def _read_at_import_eager(facts: ModuleFacts, imports) -> tuple:
     plain Python, without the cost of a pending name.  Every name the statement binds
     must be read so: ``from m import a, b`` with ``b`` unread stays lazy (``b`` may be a
     submodule, imported only when read).  A ``lazy import`` of the source's own stays
-    lazy, and a ``from __future__`` import is the compiler's."""
+    lazy, and a ``from __future__`` import is the compiler's.
+
+    An import of the module's own package stays lazy after one that stays lazy: eager,
+    it would run before the earlier one, where the two may import each other (the
+    rewrite's runtime repairs that order when it resolves pending names, and the native
+    mechanism's submodule-order rule reads the lazy ones' ``used_at_import``)."""
     out = []
+    own_lazy = False
+    package = facts.package
     for fact, site in zip(facts.sites, imports):
-        if not site.explicit and any(n.lazy for n in site.names) and all(
+        own = any(_own_package(n, package) for n in site.names)
+        if not site.explicit and any(n.lazy for n in site.names) \
+                and not (own and own_lazy) and all(
                 n.module != "__future__" and _read_unconditionally(facts, fact, n.name)
                 for n in site.names):
             site = replaced(site, names=tuple(
                 replaced(n, lazy=False, reason=Reason.READ_AT_IMPORT, used_at_import=None,
                          unused=False) if n.lazy else n for n in site.names))
+        own_lazy = own_lazy or (own and any(n.lazy for n in site.names))
         out.append(site)
     return tuple(out)
+
+
+def _own_package(name, package) -> bool:
+    """Whether the imported name comes from the module's own package (or an unresolved
+    relative import)."""
+    module = name.module
+    return module.startswith(".") or bool(package) and (
+        module == package or module.startswith(package + "."))
 
 
 def _read_unconditionally(facts: ModuleFacts, fact, bound) -> bool:
