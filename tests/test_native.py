@@ -93,11 +93,13 @@ def test_native_plan_emits_nothing_but_lazy_statements():
 
 
 @pytest.mark.parametrize("source, name, rewrite_reason", [
-    ("import json\nclass C:\n    json = json\n", "json", Reason.CLASS_SHADOW),
+    # (under if: read unconditionally, json would be eager on either: read-at-import)
+    ("import json\nif True:\n    class C:\n        json = json\n", "json", Reason.CLASS_SHADOW),
     ('import os\ndef f():\n    """>>> os.sep"""\n', "os", Reason.DOCTEST),
     ('import os\nfrom typing import TypeVar\nT = TypeVar("T", bound="os.PathLike")\n', "os",
      Reason.DEFERRED_ANNOTATION),
-    ("import __lazy__x\nimport json\n__lazy__ = 1\njson\n", "json", Reason.RESERVED_NAME),
+    ("import __lazy__x\nimport json\n__lazy__ = 1\nif True:\n    json\n", "json",
+     Reason.RESERVED_NAME),
 ])
 def test_rules_of_the_rewrite_alone_do_not_apply(source, name, rewrite_reason):
     data = source.encode()
@@ -592,9 +594,10 @@ def test_default_a_name_read_again_while_its_own_import_runs(tmp_path):
             from b import X
             def get():
                 return X
-            VALUE = X + 1
+            if True:  # read conditionally: not read-at-import (which runs it as plainly)
+                VALUE = X + 1
         """,
-        "b.py": "X = 41\nimport a\nprint('inner', a.get())\n",
+        "b.py": "X = 41\nimport a\nif True:\n    print('inner', a.get())\n",
         "main.py": "import a\nprint('VALUE', a.VALUE)\n",
     })
     assert default == plain
