@@ -1,18 +1,18 @@
 """pytest plugin: run the session with lazify's lazy imports (``pytest --lazify``).
 
 Installed with lazify (the ``pytest11`` entry point ``lazify``) and off unless asked:
-``--lazify``, ``-p lazify`` or lazify already active in the interpreter (``LAZIFY=1``,
-an enabled environment, ``install()`` in ``sitecustomize``).  Off, it adds its options
-and imports no lazify module.  On, everything imported after the options are read is
-lazy: the project under test, its dependencies, ``conftest.py`` files and what they
-import.  Test files belong to pytest's assertion rewriter, whose loader lazify leaves
-alone.  A top-level module, not inside the ``lazify`` package, so that pytest loading it
-imports nothing of lazify.
+``--lazify``, ``-p lazify`` or one of its options.  Off, it adds its options and imports
+no lazify module; where lazify is already active in the interpreter (``LAZIFY=1``, an
+enabled environment, ``install()`` in ``sitecustomize``) the session is lazy as any
+program there is, and pytest's output is pytest's own: no section of lazify's.  On,
+everything imported after the options are read is lazy: the project under test, its
+dependencies, ``conftest.py`` files and what they import.  Test files belong to pytest's
+assertion rewriter, whose loader lazify leaves alone.  A top-level module, not inside the
+``lazify`` package, so that pytest loading it imports nothing of lazify.
 """
 
 import json
 import os
-import sys
 
 import pytest
 
@@ -35,50 +35,37 @@ def pytest_addoption(parser):
 
 
 def _asked(config) -> bool:
-    """``--lazify``, ``-p lazify`` (or ``-p pytest_lazify``) on the command line or in
-    ``addopts``."""
+    """``--lazify``, ``-p lazify`` (or ``-p pytest_lazify``) or another of the plugin's
+    options, on the command line or in ``addopts``."""
     options = config.known_args_namespace
-    if getattr(options, "lazify", False):
+    if any(getattr(options, name, None) for name in (
+            "lazify", "lazify_excluding", "lazify_mechanism", "lazify_report")):
         return True
     plugins = getattr(options, "plugins", None) or ()
     return "lazify" in plugins or __name__ in plugins
-
-
-def _already_active() -> bool:
-    """lazify's hook is installed in global mode already (``LAZIFY=1``, an enabled
-    environment, ``install()`` in ``sitecustomize``): asked without importing lazify."""
-    lazify = sys.modules.get("lazify")
-    probe = getattr(lazify, "is_lazy_imports_enabled", None)
-    hook = sys.modules.get("lazify._hook")
-    return probe is not None and hook is not None and hook.is_installed() and probe()
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config, parser, args):
     """Before the first conftest is imported: install the hook in global mode."""
     config = early_config
-    asked = _asked(config)
-    active = _already_active()
-    if not (asked or active):
+    if not _asked(config):
         return
     options = config.known_args_namespace
     mechanism = getattr(options, "lazify_mechanism", None)
     extra = [name for name in getattr(options, "lazify_excluding", ()) or () if name]
     from lazify import _hook, _import_record
+    from lazify._run import resolve_settings
 
     # a test run asked for lazy imports: lazy from the first (CI) run where the cache can
     # be written, not served plain until a later one
     _hook.defer_unless_set(_hook.WHERE_UNCACHED)
-    if asked or mechanism or extra:
-        from lazify._run import resolve_settings
-
-        try:
-            enabled, excluding, mechanism = resolve_settings(
-                mechanism, project=str(config.rootpath), extra_excluding=extra)
-        except ValueError as exc:
-            raise pytest.UsageError(f"lazify: {str(exc).removeprefix('lazify: ')}") from None
-        _hook.install(enabled=enabled, excluding=excluding, mechanism=mechanism)
-    # else: active already, with the settings it was started with
+    try:
+        enabled, excluding, mechanism = resolve_settings(
+            mechanism, project=str(config.rootpath), extra_excluding=extra)
+    except ValueError as exc:
+        raise pytest.UsageError(f"lazify: {str(exc).removeprefix('lazify: ')}") from None
+    _hook.install(enabled=enabled, excluding=excluding, mechanism=mechanism)
     _import_record.start()
     config.stash[_ON] = True
 

@@ -67,21 +67,35 @@ def compile_paths(paths, *, hash_based=False, mechanism=None, jobs=None, env=Fal
              if not path.startswith(skip_under)]
     tally = {key: [] for key in (COMPILED, FALLBACK, UP_TO_DATE, NEVER, SYNTAX, FAILED, FRESH)}
     progress = _Progress(len(files), shown=progress)
+
+    def said(kind, detail):
+        # every syntax error; the first SHOWN_FAILURES files that failed, the rest counted
+        # (a read-only environment compiled as nobody fails thousands the same way)
+        if kind == SYNTAX or len(tally[FAILED]) <= SHOWN_FAILURES:
+            progress.clear()
+            print(f"lazify compile: {detail}", file=sys.stderr)
+
     for result in _results(files, hash_based, force, jobs):
         tally[result[0]].append(result)
         if result[0] in (SYNTAX, FAILED):
-            progress.clear()
-            print(f"lazify compile: {result[2]}", file=sys.stderr)
+            said(result[0], result[2])
         progress.step()
     progress.clear()
     for kind, path, detail in _wait_out_fresh(tally.pop(FRESH), hash_based):
         tally[kind].append((kind, path, detail))
         if kind == FAILED:
-            print(f"lazify compile: {detail}", file=sys.stderr)
+            said(kind, detail)
+    if len(tally[FAILED]) > SHOWN_FAILURES:
+        print(f"lazify compile: {len(tally[FAILED]) - SHOWN_FAILURES} more files failed "
+              f"(not listed)", file=sys.stderr)
     for message in errors:
         print(f"lazify compile: {message}", file=sys.stderr)
     _summary(tally, errors, time.perf_counter() - started, _jobs(jobs, len(files)))
     return 1 if errors or tally[FAILED] or tally[SYNTAX] else 0
+
+
+#: files that failed, listed one line each before the rest are only counted
+SHOWN_FAILURES = 10
 
 
 def _jobs(jobs, count) -> int:

@@ -16,8 +16,8 @@ Every figure comes from the runs themselves:
 Both runs get the same environment and the same ``sitecustomize``
 (:mod:`lazify._report_site`), which installs lazify in the lazy run only.  Rounds are
 interleaved (plain, lazy, plain, lazy, ...) after one warm-up run of each, which fills
-the bytecode caches; the headline figures are medians with the lowest and highest
-round.  The page is written by :mod:`lazify._report_html`.
+the bytecode caches (the lazy one rewrites its cache misses at once); the headline
+figures are medians with the lowest and highest round.  The page is written by :mod:`lazify._report_html`.
 """
 
 from __future__ import annotations
@@ -116,7 +116,8 @@ def _site_dir() -> str:
 
 
 def _environment(base: dict, site: str, mode: str, trace: bool, out: str | None,
-                 mechanism: str | None, plain_off: bool = False) -> dict:
+                 mechanism: str | None, plain_off: bool = False,
+                 warm_up: bool = False) -> dict:
     env = dict(base)
     # LAZIFY_SUMMARY would have the lazy run print the record's summary at exit: a
     # difference in output that is lazify's, not the program's
@@ -140,6 +141,11 @@ def _environment(base: dict, site: str, mode: str, trace: bool, out: str | None,
     env["LAZIFY_REPORT_HOME"] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     if mechanism:
         env["LAZIFY_REPORT_MECHANISM"] = mechanism
+    if warm_up and mode == "lazy":
+        # the warm-up fills lazify's cache before the measured runs, where it can be
+        # written: its misses rewritten at once, not by a rewriter still running when
+        # the next run starts (LAZIFY_DEFER_REWRITE, when set, is the user's choice)
+        env["LAZIFY_REPORT_WARM_UP"] = "1"
     if out:
         env["LAZIFY_REPORT_OUT"] = out
         if not trace:
@@ -246,7 +252,8 @@ def _read_state(path: str) -> dict | None:
 def collect(argv, *, rounds: int, stdin: bytes | None, cwd=None, timeout=None,
             mechanism=None, progress=None) -> dict:
     """Run the command: one warm-up run per mode, then *rounds* interleaved timed
-    rounds and *rounds* interleaved trace rounds (``-X importtime``, the record)."""
+    rounds and *rounds* interleaved trace rounds (``-X importtime``, the record); with
+    *rounds* 0 no timed round and one trace round."""
     site = _site_dir()
     base = dict(os.environ)
     try:
@@ -257,14 +264,15 @@ def collect(argv, *, rounds: int, stdin: bytes | None, cwd=None, timeout=None,
         for i in range(rounds):
             order = ("plain", "lazy") if i % 2 == 0 else ("lazy", "plain")
             steps += [("timed", mode, False) for mode in order]
-        for i in range(rounds):
+        for i in range(max(rounds, 1)):
             order = ("plain", "lazy") if i % 2 == 0 else ("lazy", "plain")
             steps += [("trace", mode, True) for mode in order]
         plain_off = False
         for n, (kind, mode, trace) in enumerate(steps, 1):
             if progress is not None:
                 progress(n, len(steps), kind, mode)
-            env = _environment(base, site, mode, trace, out, mechanism, plain_off)
+            env = _environment(base, site, mode, trace, out, mechanism, plain_off,
+                               warm_up=kind == "warm-up")
             run = run_once(argv, env, stdin, cwd, timeout, mode, trace, out)
             if kind == "warm-up" and mode == "plain" and (run.state or {}).get("lazify_active"):
                 # an enabled environment: LAZIFY=0 from now on, and this run again
@@ -694,7 +702,10 @@ def analyse(argv, collected: dict, *, rounds: int, excluding=None) -> dict:
         lazy_state = timed["lazy"][0].state
     mechanism = (lazy_state or {}).get("mechanism")
     eager, deferred = _classify(roots["plain"], roots["lazy"], lazy_state, excluding, mechanism)
-    comparison = compare_outputs(timed["plain"], timed["lazy"])
+    # exit status and output: of the timed runs, of the traced ones when none was timed
+    # (--rounds 0); a trace run's stderr is the program's once -X importtime's lines are out
+    shown = timed if timed["plain"] or timed["lazy"] else traces
+    comparison = compare_outputs(shown["plain"], shown["lazy"])
     problems = []
     for mode in ("plain", "lazy"):
         failed = [r for r in timed[mode] + traces[mode] if r.returncode != 0]
@@ -738,8 +749,8 @@ def analyse(argv, collected: dict, *, rounds: int, excluding=None) -> dict:
     ratio = ratios["median"]
     summary = {
         "ok": not problems,
-        "exit_plain": timed["plain"][0].returncode if timed["plain"] else None,
-        "exit_lazy": timed["lazy"][0].returncode if timed["lazy"] else None,
+        "exit_plain": shown["plain"][0].returncode if shown["plain"] else None,
+        "exit_lazy": shown["lazy"][0].returncode if shown["lazy"] else None,
         "same_output": comparison["same"],
         "rounds": rounds,
         "time_plain_ms": wall["plain"]["median"],
@@ -772,8 +783,8 @@ def analyse(argv, collected: dict, *, rounds: int, excluding=None) -> dict:
         "problems": problems,
         "output": comparison,
         "runs": {m: {"rounds": runs_of(m), "tree": roots[m], "statuses": _status_counts(roots[m]),
-                     "stdout_tail": timed[m][0].stdout[-2000:] if timed[m] else "",
-                     "stderr_tail": _strip(timed[m][0].stderr)[-2000:] if timed[m] else ""}
+                     "stdout_tail": shown[m][0].stdout[-2000:] if shown[m] else "",
+                     "stderr_tail": _strip(shown[m][0].stderr)[-2000:] if shown[m] else ""}
                  for m in ("plain", "lazy")},
         "eager": eager,
         "deferred": deferred,

@@ -125,12 +125,17 @@ def _plural(count, word) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
+def _rounds(rounds) -> str:
+    """The meta line's rounds: ``--rounds 0`` timed nothing and traced once."""
+    return f"{_plural(rounds, 'round')} per run" if rounds else "no timed rounds, 1 traced"
+
+
 def _status(report) -> str:
     s = report["summary"]
     if s["ok"]:
         return (f'<div class="status ok" data-ok="1">Both runs exited with status '
                 f'{_e(s["exit_plain"])} and printed the same ({_e(report["output"]["compared"])} '
-                f'compared over {_e(_plural(s["rounds"], "round"))} each).</div>')
+                f'compared over {_e(_plural(s["rounds"] or 1, "round"))} each).</div>')
     items = "".join(f"<li>{_e(p)}</li>" for p in report["problems"])
     return f'<div class="status bad" data-ok="0"><strong>Problems</strong><ul>{items}</ul></div>'
 
@@ -251,7 +256,7 @@ def render(report: dict) -> str:
         title=_e(f"lazify report: {command}"),
         command=_e(command),
         meta=_e(f"Python {report.get('python') or '?'} · mechanism {report.get('mechanism') or '?'} "
-                f"· {_plural(report['summary']['rounds'], 'round')} per run · {report['created']} "
+                f"· {_rounds(report['summary']['rounds'])} · {report['created']} "
                 f"· in {report['cwd']}"),
         status=_status(report),
         notes=notes,

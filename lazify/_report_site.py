@@ -61,6 +61,11 @@ def _install(settings):
         lazify.install(mechanism=settings.get("MECHANISM") or None)
         from lazify import _settings
 
+        if settings.get("WARM_UP"):
+            from lazify import _hook
+
+            _hook.defer_unless_set(_hook.WHERE_UNCACHED)
+
         mechanism = _settings.settings.mechanism
     except Exception as exc:
         message = f"{type(exc).__name__}: {exc}"

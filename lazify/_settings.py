@@ -58,7 +58,7 @@ def within(name, names):
     return False
 
 
-def absolute_name(name: str, level: int, package) -> str:
+def absolute_name(name, level, package):
     """The absolute name of the module ``from .{level}name import`` imports from
     ``package`` (``name`` itself for level 0), as importlib resolves it.  Here rather
     than in :mod:`lazify._names`, which re-exports it: the rewrite's runtime needs it

@@ -37,6 +37,39 @@ def run_python_fixture():
     return run_python
 
 
+@pytest.fixture
+def lazify_cli(capsys, monkeypatch):
+    """``lazify ARGS`` in this process (the command line's ``main``), in *cwd*, with
+    *env_extra* (None removes a variable): a CompletedProcess of its exit status, stdout
+    and stderr. For the commands that emit with libcst (``fix``, ``rewrite``, ``diff``),
+    whose import costs a child about 0.3 s of CPU; ``python -m lazify`` itself is
+    tests/test_cli.py's."""
+    import subprocess
+
+    from lazify._cli import main
+
+    def run(args, *, cwd, env_extra=None):
+        capsys.readouterr()
+        with monkeypatch.context() as patch:
+            patch.chdir(cwd)
+            for key, value in (env_extra or {}).items():
+                if value is None:
+                    patch.delenv(key, raising=False)
+                else:
+                    patch.setenv(key, value)
+            _settings.settings.mechanism = None       # from LAZIFY_MECHANISM, as a child's
+            try:
+                code = main(list(args))
+            except SystemExit as exc:
+                code = exc.code
+            finally:
+                _settings.settings.mechanism = None
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(["lazify", *args], code, out, err)
+
+    return run
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "rewrite_only(why): the test checks the rewrite mechanism itself; it "
@@ -44,6 +77,11 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "native_gap(cause): a scenario the native mechanism fails; it runs "
         "with the rewrite, and on 3.15+ natively too as a strict xfail naming the cause")
+    # With -n, each test module runs on one worker (xdist's --dist loadfile, not -n's
+    # default load): a module's shared fixture (a report, a pytest session, a batch of
+    # children) is made once, not once on every worker that runs one of its tests.
+    if getattr(config.option, "dist", None) == "load":
+        config.option.dist = "loadfile"
 
 
 def pytest_generate_tests(metafunc):
@@ -75,15 +113,13 @@ def _mechanism(request):
 
 # pytest caches the test modules it rewrites (assertions) as pycs, unless
 # sys.dont_write_bytecode: with PYTHONDONTWRITEBYTECODE set (this machine sets it, as
-# many CI images do) each xdist worker rewrote every test module again at every run
-# (about 0.9 s of CPU a worker on the 2-core machine, 2026-12-06). They are written for
-# the collection only; the tests run with the interpreter's setting as it was.
+# many CI images do) each xdist worker would rewrite every test module again at every run
+# (about 1 s of CPU a worker on the 2-core machine). They are written for the collection
+# only; the tests run with the interpreter's setting as it was. This conftest is imported
+# before the test modules; a conftest's pytest_collectstart is not called for the Session
+# (its hooks apply to the nodes under its directory), pytest_collection_finish is.
 _dont_write_bytecode = sys.dont_write_bytecode
-
-
-def pytest_collectstart(collector):
-    if isinstance(collector, pytest.Session):
-        sys.dont_write_bytecode = False
+sys.dont_write_bytecode = False
 
 
 def pytest_collection_finish(session):

@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from lazify._cli import main
+from tests._sample import sample
 from tests._util import ROOT, write
 
 
@@ -19,11 +20,17 @@ def test_main_without_command_exits_2(capsys):
     assert main([]) == 2
 
 
-@pytest.mark.parametrize("argv", [
+#: each command once by default (check in one of its formats), all under
+#: LAZIFY_FULL_TESTS=1 (tests/_sample.py)
+CLOSED_PIPE_ARGV = [
     ["check", "big.py"], ["check", "--format", "json", "big.py"],
     ["check", "--format", "github", "--fail-on", "unused", "big.py"],
     ["diff", "wide.py"], ["rewrite", "wide.py"],
-])
+]
+
+
+@pytest.mark.parametrize("argv", sample(CLOSED_PIPE_ARGV, 3, kind=lambda i: i.split(" ")[0],
+                                        ids=" ".join))
 def test_output_to_a_closed_pipe_ends_quietly(tmp_path, argv):
     """`lazify check ... | head`: no BrokenPipeError traceback, exit status 1."""
     # every format's output larger than a pipe's buffer (64 KiB on Linux; the text one

@@ -155,6 +155,19 @@ def test_compile_rewrites_nothing_more_where_the_cache_cannot_be_written(tmp_pat
     assert len(lines) == 5 and all("[Errno 20] Not a directory" in line for line in lines)
 
 
+def test_compile_lists_ten_failures_and_counts_the_rest(tmp_path):
+    from tests.test_hook import write_tree
+
+    root = write_tree(tmp_path / "app", {f"m{i:02d}.py": MOD for i in range(14)})
+    (root / "__pycache__").write_text("a file where the directory goes\n")
+    proc = _compile(["-j", "1", str(root)], env_extra={"XDG_CACHE_HOME": None, "HOME": "/dev/null"})
+    assert proc.returncode == 1
+    lines = proc.stderr.splitlines()
+    assert len([line for line in lines if "cannot write" in line]) == 10, proc.stderr
+    assert "lazify compile: 4 more files failed (not listed)" in lines, proc.stderr
+    assert "0 compiled, 0 up to date, 0 skipped, 14 failed" in proc.stdout, proc.stdout
+
+
 def test_compile_reports_unreadable_and_missing_files(tmp_path):
     from tests.test_hook import write_tree
 

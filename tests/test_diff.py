@@ -244,7 +244,7 @@ def test_examples_ci_steps_pass_locally():
         assert result.returncode == 0, f"{step}\n{result.stdout}\n{result.stderr}"
 
 
-def test_examples_ci_check_fails_on_an_unreviewed_change(tmp_path):
+def test_examples_ci_check_fails_on_an_unreviewed_change(tmp_path, lazify_cli):
     """The CI job's diff step fails once the app changes and the copy is not regenerated."""
     import shutil
 
@@ -253,12 +253,7 @@ def test_examples_ci_check_fails_on_an_unreviewed_change(tmp_path):
     with open(app / "cli.py", "a", encoding="utf-8") as f:
         f.write("\nimport textwrap\n\n\ndef unreviewed():\n    return textwrap\n")
     reviewed = os.path.join(ROOT, "examples", "ci", "rewritten", "heavyapp")
-    result = subprocess.run(
-        [sys.executable, "-m", "lazify", "diff", str(app), "--check", reviewed],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": ROOT},
-    )
+    result = lazify_cli(["diff", str(app), "--check", reviewed], cwd=ROOT)
     assert result.returncode == 1
     assert "+__lazy__.__lazy_import__(('textwrap', None))" in result.stdout
 

@@ -92,34 +92,34 @@ def test_keyword_output_parses_as_315_reads_it(case):
     assert len(explicit) == len(re.findall(rb"(?m)(?:^|; )lazy (?:import|from) ", data)) > 0
 
 
-def test_cli_writes_in_place_and_diff_writes_nothing(tmp_path):
+def test_cli_writes_in_place_and_diff_writes_nothing(tmp_path, lazify_cli):
     """``fix --diff`` prints the change and exits 1 without writing; ``fix`` writes it
     (exit 0); then ``fix --diff`` finds nothing (exit 0)."""
     root = write_tree(tmp_path / "app", {"mod.py": _read("basic", "input.py").decode()})
     before = (root / "mod.py").read_bytes()
-    diff = run_python(["-m", "lazify", "fix", "--diff", "mod.py"], cwd=root)
+    diff = lazify_cli(["fix", "--diff", "mod.py"], cwd=root)
     assert diff.returncode == 1, diff.stderr
     assert "+lazy import json" in diff.stdout and diff.stdout.startswith("--- a/mod.py")
     assert (root / "mod.py").read_bytes() == before
-    done = run_python(["-m", "lazify", "fix", "."], cwd=root)
+    done = lazify_cli(["fix", "."], cwd=root)
     assert done.returncode == 0, done.stderr
     assert (root / "mod.py").read_bytes() == _read("basic", STYLES["keyword"])
     assert "fixed mod.py" in done.stderr
-    again = run_python(["-m", "lazify", "fix", "--diff", "mod.py"], cwd=root)
+    again = lazify_cli(["fix", "--diff", "mod.py"], cwd=root)
     assert (again.returncode, again.stdout) == (0, "")
 
 
-def test_cli_bad_input_is_one_line(tmp_path):
+def test_cli_bad_input_is_one_line(tmp_path, lazify_cli):
     root = write_tree(tmp_path / "app", {"bad.py": "def (:\n", "good.py": "import json\n"})
-    proc = run_python(["-m", "lazify", "fix", "--style", "lazy-modules", "."], cwd=root)
+    proc = lazify_cli(["fix", "--style", "lazy-modules", "."], cwd=root)
     assert proc.returncode == 1
     assert proc.stderr.startswith("lazify fix: ") and "bad.py:1" in proc.stderr
     assert "Traceback" not in proc.stderr
-    missing = run_python(["-m", "lazify", "fix", "nope.py"], cwd=root)
+    missing = lazify_cli(["fix", "nope.py"], cwd=root)
     assert missing.returncode == 2 and "no such file" in missing.stderr
 
 
-def test_lazy_modules_names_resolved_relative_imports(tmp_path):
+def test_lazy_modules_names_resolved_relative_imports(tmp_path, lazify_cli):
     """In a package, ``from . import sub`` and ``from .sub import X`` are listed by the
     absolute names PEP 810 compares (``pkg``, ``pkg.sub``); an excluded module is left."""
     root = write_tree(tmp_path, {
@@ -127,8 +127,8 @@ def test_lazy_modules_names_resolved_relative_imports(tmp_path):
         "pkg/sub.py": "X = 1\n",
         "pkg/skipped.py": "import json\n\n\ndef f():\n    return json\n",
     })
-    proc = run_python(["-m", "lazify", "fix", "--style", "lazy-modules",
-                       "--excluding", "pkg.skipped", "pkg"], cwd=root)
+    proc = lazify_cli(["fix", "--style", "lazy-modules", "--excluding", "pkg.skipped", "pkg"],
+                      cwd=root)
     assert proc.returncode == 0, proc.stderr
     init = (root / "pkg/__init__.py").read_text()
     assert init.startswith('__lazy_modules__ = ["pkg", "pkg.sub"]\nfrom . import sub\n')

@@ -429,7 +429,7 @@ def test_module_with_the_keyword_is_cached_like_any_other(tmp_path):
 
 
 @pytest.mark.rewrite_only("lazify rewrite's output for explicit lazy imports")
-def test_check_reports_explicit_and_rewrite_output_runs(tmp_path):
+def test_check_reports_explicit_and_rewrite_output_runs(tmp_path, lazify_cli):
     """``check`` reads the keyword on every Python (``lazy (explicit)``); the output of
     ``rewrite`` runs on this Python, and ``compile`` fills the cache the hook reads."""
     root = write(tmp_path / "app", DEFERRED)
@@ -438,7 +438,9 @@ def test_check_reports_explicit_and_rewrite_output_runs(tmp_path):
     rows = [line for line in check.stdout.splitlines() if line.startswith("mod.py:")]
     assert re.search(r"mod\.py:3 +lazy import colorsys +LAZY +explicit$", rows[1]), rows
     assert "explicit 6" in check.stdout
-    rewritten = run_python(["-m", "lazify", "rewrite", "mod.py"], cwd=root, check=True).stdout
+    proc = lazify_cli(["rewrite", "mod.py"], cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    rewritten = proc.stdout
     # before 3.15 the statements become lazify's; 3.15 defers them itself
     statements = re.findall(r"(?m)^\s*lazy (?:import|from) ", rewritten)
     assert len(statements) == (5 if NATIVE else 0), rewritten

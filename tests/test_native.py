@@ -546,14 +546,13 @@ def test_disabled_mode_defers_only_the_opt_ins(tmp_path):
     assert proc.stdout == "True False\n"
 
 
-def test_rewrite_and_diff_print_the_rewrite_unless_asked_or_configured(tmp_path):
+def test_rewrite_and_diff_print_the_rewrite_unless_asked_or_configured(tmp_path, lazify_cli):
     (tmp_path / "m.py").write_text("import json\n")
     env = {"LAZIFY_MECHANISM": None}
-    default = run_python(["-m", "lazify", "rewrite", "m.py"], cwd=tmp_path, env_extra=env)
-    asked = run_python(["-m", "lazify", "rewrite", "--mechanism", "native", "m.py"],
-                       cwd=tmp_path, env_extra=env)
+    default = lazify_cli(["rewrite", "m.py"], cwd=tmp_path, env_extra=env)
+    asked = lazify_cli(["rewrite", "--mechanism", "native", "m.py"], cwd=tmp_path, env_extra=env)
     (tmp_path / "pyproject.toml").write_text('[tool.lazify]\nmechanism = "native"\n')
-    configured = run_python(["-m", "lazify", "rewrite", "m.py"], cwd=tmp_path, env_extra=env)
+    configured = lazify_cli(["rewrite", "m.py"], cwd=tmp_path, env_extra=env)
     assert "__lazy__" in default.stdout
     assert asked.stdout == configured.stdout == "lazy import json\n"
 

@@ -53,12 +53,15 @@ _SESSIONS: dict = {}
 
 
 @pytest.fixture
-def lazy_session(request):
-    """``pytest -s --lazify --lazify-report=out.json`` on the project: one session for
-    the tests that assert on it, run by the first of them in this process; (result,
-    the project's directory)."""
+def lazy_session(request, monkeypatch):
+    """``pytest -s --lazify --lazify-report=out.json`` on the project, a user's first run
+    (lazify's default deferral, a bytecode cache it can write): one session for the tests
+    that assert on it, run by the first of them in this process; (result, the project's
+    directory)."""
     if "lazy" not in _SESSIONS:
         project = request.getfixturevalue("project")
+        monkeypatch.delenv("LAZIFY_DEFER_REWRITE")          # lazify's default, not the suite's
+        monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
         result = project.runpytest_subprocess("-s", "--lazify", "--lazify-report=out.json")
         _SESSIONS["lazy"] = result, project.path
     return _SESSIONS["lazy"]
@@ -95,18 +98,7 @@ def test_p_lazify_turns_it_on_as_the_option_does(project):
     defers_and_summarises(project.runpytest_subprocess("-s", "-p", "lazify"))
 
 
-@pytest.mark.parametrize("env, lazy", [({}, True), ({"PYTHONDONTWRITEBYTECODE": "1"}, False)],
-                         ids=["cache-writable", "no-writable-cache"])
-def test_first_run_is_lazy_where_the_cache_can_be_written(project, monkeypatch, env, lazy):
-    """A test run that asks for lazy imports is lazy from its first run (a CI job's every
-    run): misses are rewritten at once where the rewrite can be cached, not served plain
-    until a later run as at a start of an enabled environment; where it cannot be cached,
-    served plain (the rewrite would be paid at every run), and the summary says so."""
-    monkeypatch.delenv("LAZIFY_DEFER_REWRITE")          # lazify's default, not the suite's
-    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
-    result = project.runpytest_subprocess("-s", "--lazify", "-p", "no:cacheprovider")
+def first_run(result, lazy):
     result.assert_outcomes(passed=2)
     assert f"UNUSED-RAN {not lazy}" in result.stdout.str()
     # the summary lists mylib's deferred import only when mylib was rewritten, and says
@@ -115,6 +107,22 @@ def test_first_run_is_lazy_where_the_cache_can_be_written(project, monkeypatch, 
     eager = [line for line in result.outlines if re.match(
         r"  [1-9]\d* modules? imported eagerly: missing from lazify's bytecode cache ", line)]
     assert len(eager) == (not lazy), result.outlines
+
+
+def test_first_run_is_lazy_where_the_cache_can_be_written(lazy_session):
+    """A test run that asks for lazy imports is lazy from its first run (a CI job's every
+    run): misses are rewritten at once where the rewrite can be cached, not served plain
+    until a later run as at a start of an enabled environment."""
+    first_run(lazy_session[0], lazy=True)
+
+
+def test_first_run_is_plain_where_the_cache_cannot_be_written(project, monkeypatch):
+    """Where the rewrite cannot be cached, misses are served plain (the rewrite would be
+    paid at every run), and the summary says so."""
+    monkeypatch.delenv("LAZIFY_DEFER_REWRITE")          # lazify's default, not the suite's
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    first_run(project.runpytest_subprocess("-s", "--lazify", "-p", "no:cacheprovider"),
+              lazy=False)
 
 
 def test_addopts(project):
@@ -153,10 +161,21 @@ def test_doctest_modules_on_pending_names(project):
     result.assert_outcomes(passed=1)
 
 
-def test_importlib_import_mode(project):
-    result = project.runpytest_subprocess("-s", "--lazify", "--import-mode=importlib")
-    result.assert_outcomes(passed=2)
-    assert "UNUSED-RAN False" in result.stdout.str()
+@pytest.fixture
+def importlib_session(request):
+    """``pytest -s --lazify --import-mode=importlib`` on the project, asked to write its
+    report where it cannot: one session for the two tests that assert on it, run by the
+    first of them in this process; its result."""
+    if "importlib" not in _SESSIONS:
+        project = request.getfixturevalue("project")
+        _SESSIONS["importlib"] = project.runpytest_subprocess(
+            "-s", "--lazify", "--import-mode=importlib", "--lazify-report=no/such/dir/out.json")
+    return _SESSIONS["importlib"]
+
+
+def test_importlib_import_mode(importlib_session):
+    importlib_session.assert_outcomes(passed=2)
+    assert "UNUSED-RAN False" in importlib_session.stdout.str()
 
 
 def test_xdist_workers_lazy_and_summary_merged(project):
@@ -176,12 +195,18 @@ def test_bad_settings_are_a_usage_error(project):
     result.stderr.fnmatch_lines(["*lazify*unknown key*bogus*"])
 
 
-def test_already_active_interpreter_gets_the_summary(project):
-    # what LAZIFY=1 or an enabled environment does: lazify installed before pytest starts
+def test_already_active_interpreter_keeps_pytests_output(project):
+    # what LAZIFY=1 or an enabled environment does: lazify installed before pytest
+    # starts; the session is lazy as any program there, and its output pytest's own
     project.makepyfile(sitecustomize="import lazify\nlazify.install()\n")
-    result = project.runpytest_subprocess("-s")
+    project.syspathinsert()
+    result = project.runpytest_subprocess("-s", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)
     assert "UNUSED-RAN False" in result.stdout.str()
+    result.stdout.no_fnmatch_line("*- lazify -*")
+    result.stdout.no_fnmatch_line("lazy imports:*")
+    # asked for, the summary is there
+    result = project.runpytest_subprocess("-s", "--lazify")
     result.stdout.fnmatch_lines(["*- lazify -*", "  mylib:2: import unused_dep"])
 
 
@@ -210,8 +235,8 @@ def test_native_mechanism(project):
     assert records["import unused_dep"]["resolved"] is False
 
 
-def test_unwritable_report_is_one_line(project):
-    result = project.runpytest_subprocess("--lazify", "--lazify-report=no/such/dir/out.json")
+def test_unwritable_report_is_one_line(importlib_session):
+    result = importlib_session
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["lazify: cannot write the report no/such/dir/out.json: "
                                  "No such file or directory"])
@@ -256,8 +281,15 @@ def _has_activation_pth():
 
 @pytest.mark.skipif(not _has_activation_pth(), reason="lazify-imports.pth not installed here")
 def test_lazify_1_activation(project, monkeypatch):
+    # LAZIFY=1 as for any program: lazy, pytest's output its own; LAZIFY_SUMMARY=1 adds
+    # the summary at exit, as for any program
     monkeypatch.setenv("LAZIFY", "1")
     result = project.runpytest_subprocess("-s")
     result.assert_outcomes(passed=2)
     assert "UNUSED-RAN False" in result.stdout.str()
-    result.stdout.fnmatch_lines(["*- lazify -*", "  mylib:2: import unused_dep"])
+    result.stdout.no_fnmatch_line("*mylib:2: import unused_dep*")
+    monkeypatch.setenv("LAZIFY_SUMMARY", "1")
+    result = project.runpytest_subprocess("-s")
+    result.assert_outcomes(passed=2)
+    assert re.search(r"^lazify: \d+ modules rewritten, \d+ imports deferred",
+                     result.stderr.str(), re.M), result.stderr.str()

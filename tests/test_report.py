@@ -5,9 +5,11 @@ from __future__ import annotations
 import html.parser
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -28,8 +30,9 @@ def write(root, relpath: str, text: str) -> str:
 
 
 def report(args, cwd, input=None, env_extra=None):
-    """Run ``lazify report --format json --rounds 1 ARGS`` in a child; (process, data)."""
-    proc = run_python(["-m", "lazify", "report", "--format", "json", "--rounds", "1", *args],
+    """Run ``lazify report --format json --rounds 0 ARGS`` in a child (a warm-up and a
+    traced run per mode, nothing timed; a later ``--rounds`` in ARGS wins); (process, data)."""
+    proc = run_python(["-m", "lazify", "report", "--format", "json", "--rounds", "0", *args],
                       cwd=cwd, input=input, env_extra=env_extra, timeout=300)
     data = json.loads(proc.stdout) if proc.stdout.strip() else None
     return proc, data
@@ -228,7 +231,7 @@ def test_a_failing_command_is_reported(tmp_path):
         sys.exit(3)
     """)
     out = tmp_path / "r.html"
-    proc = run_python(["-m", "lazify", "report", "--rounds", "1", "-o", str(out), "--",
+    proc = run_python(["-m", "lazify", "report", "--rounds", "0", "-o", str(out), "--",
                        sys.executable, "fails.py"], cwd=tmp_path)
     assert proc.returncode == 1
     assert "problem: the plain run exited with status 3" in proc.stderr
@@ -265,8 +268,9 @@ def test_a_command_printing_differently_is_reported(tmp_path):
 @pytest.fixture(scope="module")
 def environment_report(tmp_path_factory):
     """One report of a program that prints what it sees of its environment, run with
-    LAZIFY=1 and a PYTHONPATH holding a sitecustomize of the user's: (process, data,
-    PYTHONPATH). show.py imports mod, which imports json and never uses it."""
+    LAZIFY=1, PYTHONDONTWRITEBYTECODE=1 (lazify's cache stays cold) and a PYTHONPATH
+    holding a sitecustomize of the user's: (process, data, PYTHONPATH). show.py imports
+    mod, which imports json and never uses it."""
     root = tmp_path_factory.mktemp("environment")
     custom = root / "custom"
     write(custom, "sitecustomize.py", "import sys; sys.stderr.write('user sitecustomize\\n')\n")
@@ -282,7 +286,8 @@ def environment_report(tmp_path_factory):
     write(root, "mod.py", "import json\n")
     pythonpath = os.pathsep.join([ROOT, str(custom)])
     proc, data = report(["--", sys.executable, "show.py"], cwd=root,
-                        env_extra={"PYTHONPATH": pythonpath, "LAZIFY": "1"})
+                        env_extra={"PYTHONPATH": pythonpath, "LAZIFY": "1",
+                                   "PYTHONDONTWRITEBYTECODE": "1"})
     assert proc.returncode == 0, proc.stderr
     return proc, data, pythonpath
 
@@ -305,7 +310,7 @@ def test_usage_errors(tmp_path):
     assert proc.stderr.strip() == ("lazify report: command not found: no-such-command-x "
                                    f"(not on PATH nor in {os.path.dirname(sys.executable)})")
     proc = run_python(["-m", "lazify", "report", "-o", str(tmp_path / "missing" / "r.html"),
-                       "--rounds", "1", "--", sys.executable, "-c", "pass"], cwd=tmp_path)
+                       "--rounds", "0", "--", sys.executable, "-c", "pass"], cwd=tmp_path)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "lazify report: cannot write" in proc.stderr
 
@@ -329,7 +334,7 @@ def test_json_to_a_closed_pipe(tmp_path):
     from tests._util import child_env
 
     proc = subprocess.run(
-        f"{sys.executable} -m lazify report --format json --rounds 1 -- {sys.executable} -c pass | head -c 10",
+        f"{sys.executable} -m lazify report --format json --rounds 0 -- {sys.executable} -c pass | head -c 10",
         shell=True, cwd=tmp_path, env=child_env(), capture_output=True, text=True, timeout=300)
     assert proc.stdout == '{\n "lazify'
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
@@ -612,7 +617,7 @@ def test_a_killed_command_is_reported(tmp_path):
 def test_peak_memory_is_the_programs(tmp_path):
     write(tmp_path, "big.py", "block = bytearray(96 << 20)\n")
     write(tmp_path, "small.py", "pass\n")
-    _proc, big = report(["--", sys.executable, "big.py"], cwd=tmp_path)
+    _proc, big = report(["--rounds", "1", "--", sys.executable, "big.py"], cwd=tmp_path)
     # the report's own size is not the program's (fork then exec: the kernel's
     # ru_maxrss of the child counts the parent's pages it had before exec)
     proc = run_python(["-c", "ballast = b'x' * (128 << 20)\n"
@@ -657,13 +662,10 @@ def test_record_first_use_through_a_modules_own_getattr(tmp_path):
     assert f"pkg 1 from .sub import VALUE {{'file': {user!r}, 'line': 4}}" in lines
 
 
-def test_a_cold_lazify_cache_is_noted(tmp_path, heavyapp_report):
+def test_a_cold_lazify_cache_is_noted(heavyapp_report, environment_report):
     warm, _page = heavyapp_report      # the warm-up runs filled the cache
     assert not [n for n in warm["notes"] if "lazify._rewrite" in n]
-    write(tmp_path, "cold.py", "import never_cached\n")
-    write(tmp_path, "never_cached.py", "import json\nprint(json.dumps(2))\n")
-    _proc, cold = report(["--", sys.executable, "cold.py"], cwd=tmp_path,
-                         env_extra={"PYTHONDONTWRITEBYTECODE": "1"})
+    _proc, cold, _pythonpath = environment_report     # mod is rewritten at every run
     assert any("PYTHONDONTWRITEBYTECODE is set" in n for n in cold["notes"])
     assert any("lazify._rewrite" in n for n in cold["notes"])
 
@@ -673,7 +675,9 @@ def test_modules_served_plain_in_the_lazy_run_are_noted(tmp_path):
     them) and no lazify cache: the lazy run imports them eagerly, and the report says how
     many and why, on the page and after the summary line, not only that it was slower."""
     write(tmp_path, "app.py", "import dep\nprint(dep.f())\n")
-    write(tmp_path, "dep.py", "import json\n\ndef f():\n    return 1\n")
+    dep = write(tmp_path, "dep.py", "import json\n\ndef f():\n    return 1\n")
+    old = time.time() - 3600         # as pip leaves it: a source written just now is not cached
+    os.utime(dep, (old, old))
     run_python(["-c", "import dep"], cwd=tmp_path, check=True)        # dep's plain pyc
     # LAZIFY_DEFER_REWRITE unset: a user's default (the scenarios rewrite misses at once)
     proc, data = report(["--", sys.executable, "app.py"], cwd=tmp_path,
@@ -686,6 +690,27 @@ def test_modules_served_plain_in_the_lazy_run_are_noted(tmp_path):
     proc, data = report(["--", sys.executable, "app.py"], cwd=tmp_path,
                         env_extra={"LAZIFY_DEFER_REWRITE": None})
     assert not [n for n in data["notes"] if "missing from" in n], data["notes"]
+
+
+@pytest.mark.parametrize("user", [None, "1"])
+def test_the_lazy_warm_up_rewrites_its_cache_misses_at_once(tmp_path, user):
+    """The lazy warm-up run fills lazify's cache before the measured runs, not through a
+    rewriter still running after it exits; the measured runs keep the user's default,
+    and a LAZIFY_DEFER_REWRITE the user set is kept everywhere."""
+    site = _report._site_dir()
+    try:
+        probe = "from lazify import _hook; print(_hook._deferring())"
+        base = child_env({"LAZIFY_DEFER_REWRITE": user})
+        seen = []
+        for warm_up in (True, False):
+            env = _report._environment(base, site, "lazy", False, None, None, warm_up=warm_up)
+            proc = subprocess.run([sys.executable, "-c", probe], env=env, cwd=tmp_path,
+                                  capture_output=True, text=True, timeout=60)
+            assert proc.returncode == 0, proc.stderr
+            seen.append(proc.stdout.strip())
+    finally:
+        shutil.rmtree(site, ignore_errors=True)
+    assert seen == (["where-uncached", "True"] if user is None else ["True", "True"])
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 15), reason="the native mechanism is there")
@@ -740,6 +765,35 @@ def test_the_plain_run_is_plain_in_an_enabled_environment(tmp_path):
     assert "json" in names(data["runs"]["plain"]["tree"])
     assert "json" not in names(data["runs"]["lazy"]["tree"])
     assert any("set LAZIFY=0" in note for note in data["notes"])
+
+def test_rounds_0_traces_once_and_times_nothing(tmp_path):
+    """``--rounds 0``: a warm-up and a traced run per mode, the trees, the record and the
+    output compared, no times and no memory (none was measured)."""
+    write(tmp_path, "mod.py", "import json\n")
+    write(tmp_path, "count.py", """\
+        import mod
+        with open("runs.txt", "a") as f:
+            f.write("x")
+        print("counted")
+    """)
+    proc, data = report(["--", sys.executable, "count.py"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "runs.txt").read_text() == "xxxx"
+    s = data["summary"]
+    assert s["rounds"] == 0 and s["ok"] and s["same_output"]
+    for key in ("time_plain_ms", "time_lazy_ms", "speedup", "peak_rss_plain_mib",
+                "peak_rss_lazy_mib"):
+        assert s[key] is None, key
+    assert data["runs"]["plain"]["rounds"] == data["runs"]["lazy"]["rounds"] == []
+    assert data["runs"]["lazy"]["stdout_tail"] == "counted\n"
+    assert "json" in names(data["runs"]["plain"]["tree"])
+    assert "json" not in names(data["runs"]["lazy"]["tree"])
+    assert f"lazify report: modules {s['modules_plain']} -> {s['modules_lazy']} " \
+           "(no timed rounds)" in proc.stderr
+    page = _report_html.render(data)
+    headline_matches(page, s)
+    assert "no timed rounds, 1 traced" in page and "compared over 1 round each" in page
+
 
 def test_output_that_varies_by_itself_is_compared_on_the_exit_status(tmp_path):
     write(tmp_path, "clock.py", "import time\nprint(time.perf_counter_ns())\n")

@@ -353,15 +353,21 @@ def python_says(tmp_path_factory):
     return run
 
 
-@pytest.mark.parametrize("lazy", [True, False], ids=["lazy", "disabled"])
-@pytest.mark.parametrize("data", [
-    pytest.param(b"x = 1\ndef f(:\n    pass\n", id="syntax"),
-    pytest.param(b"x = 1\ny = 2\x00\n", id="null-byte"),
-    pytest.param(b"x = 1\ny = '\xff'\n", id="undecodable"),
-    pytest.param(b"# -*- coding: no-such-codec -*-\nx = 1\n", id="bad-cookie"),
-    pytest.param(b"# -*- coding: latin-1 -*-\nx = '\xff'\ny = (\n", id="latin-1-cookie"),
-])
-def test_run_script_that_does_not_compile_fails_as_python_does(python_says, data, lazy):
+#: (id, source, lazy): each source with lazify on and disabled; by default each source
+#: once, on or disabled (tests/_sample.py); LAZIFY_FULL_TESTS=1 runs all ten
+NOT_COMPILING = [(name, data, lazy) for name, data in (
+    ("syntax", b"x = 1\ndef f(:\n    pass\n"),
+    ("null-byte", b"x = 1\ny = 2\x00\n"),
+    ("undecodable", b"x = 1\ny = '\xff'\n"),
+    ("bad-cookie", b"# -*- coding: no-such-codec -*-\nx = 1\n"),
+    ("latin-1-cookie", b"# -*- coding: latin-1 -*-\nx = '\xff'\ny = (\n"),
+) for lazy in (True, False)]
+
+
+@pytest.mark.parametrize("_name, data, lazy", sample(
+    NOT_COMPILING, 5, kind=lambda i: i.rpartition("-")[0],
+    ids=lambda case: f"{case[0]}-{'lazy' if case[2] else 'disabled'}", unpack=True))
+def test_run_script_that_does_not_compile_fails_as_python_does(python_says, _name, data, lazy):
     """python compiles the main script with its file tokenizer, whose messages for
     encodings and null bytes differ from compile()'s, and by version: the same output."""
     script, plain, plain_stdin = python_says(data)

@@ -27,8 +27,8 @@ def run(args) -> int:
     if not argv:
         print("lazify report: no command given (lazify report -- CMD ARGS...)", file=sys.stderr)
         return EXIT_USAGE
-    if args.rounds < 1:
-        print("lazify report: --rounds must be at least 1", file=sys.stderr)
+    if args.rounds < 0:
+        print("lazify report: --rounds must be 0 or more", file=sys.stderr)
         return EXIT_USAGE
     # PATH's, else one installed beside lazify (venv/bin/lazify from a shell that never
     # activated the venv), as lazify run finds it
@@ -111,6 +111,8 @@ def _print_summary(report, output, out):
         lines.append(f"start-up {s['time_plain_ms']} ms plain, {s['time_lazy_ms']} ms lazy "
                      f"({_verdict(s['speedup'])}); modules {s['modules_plain']} -> {s['modules_lazy']}; "
                      f"peak RSS {s['peak_rss_plain_mib']} -> {s['peak_rss_lazy_mib']} MiB")
+    elif s["rounds"] == 0 and s["modules_plain"] is not None:
+        lines.append(f"modules {s['modules_plain']} -> {s['modules_lazy']} (no timed rounds)")
     for problem in report["problems"]:
         lines.append(f"problem: {problem}")
     for note in report.get("notes", ()):
@@ -135,7 +137,8 @@ COMMANDS = (
                                     "stdout for --format json; - for stdout)"}),
       (("--format",), {"choices": ("html", "json"), "default": "html", "help": "output format"}),
       (("--rounds",), {"type": int, "default": 5, "metavar": "N",
-                       "help": "timed rounds per mode, and as many traced (default 5)"}),
+                       "help": "timed rounds per mode, and as many traced (default 5); "
+                               "0: one traced round, no times"}),
       (("--timeout",), {"type": float, "default": 120.0, "metavar": "SECONDS",
                         "help": "kill a run after this long (default 120)"}),
       MECHANISM_OPTION,
