@@ -135,7 +135,9 @@ def _eager(name, reason):
 def restrict(imports, opted, reason, explicit_too: bool = False) -> tuple:
     """The sites with each lazily registered name kept lazy only where ``opted``
     (:func:`lazy_modules`, or None) names its module and the statement comes after it;
-    the others eager with ``reason``.  ``explicit_too``: PEP 810 ``lazy`` statements of
+    the others eager with ``reason``; a name the planner keeps eager only because the
+    module reads it while it is imported (read-at-import) takes ``reason`` too, the one
+    that would keep it eager anyway.  ``explicit_too``: PEP 810 ``lazy`` statements of
     the source as well (the native mechanism's filter decides those too)."""
     from ._plan import replaced
 
@@ -143,7 +145,8 @@ def restrict(imports, opted, reason, explicit_too: bool = False) -> tuple:
     for site in imports:
         names = []
         for n in site.names:
-            if n.lazy and (explicit_too or not n.explicit) and not (
+            if (n.lazy or n.reason is Reason.READ_AT_IMPORT) \
+                    and (explicit_too or not n.explicit) and not (
                     opted is not None and n.module in opted[0] and site.span[0] > opted[1]):
                 n = _eager(n, reason)
             names.append(n)

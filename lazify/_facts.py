@@ -101,6 +101,12 @@ class _Load:
     at_import: bool
     #: span of the t-string whose interpolation text holds it, or None
     template: Span | None = None
+    #: index in the module body of the top-level statement holding it, when it runs
+    #: whenever the module is imported: outside any block, try, with, function,
+    #: lambda, annotation, conditional expression's branch and right side of
+    #: ``and``/``or`` (a class body, decorator, default or comprehension there
+    #: counts); None otherwise
+    unconditional: int | None = None
 
 
 @record(frozen=False)
@@ -119,6 +125,8 @@ class _Site:
     #: (bound name, what it imports, asname or None, signature) per alias, filled
     #: by the walk
     bindings: list
+    #: index in the module body of the top-level statement holding it
+    top_index: int = -1
 
 
 def exclusive(branch, other) -> bool:
@@ -380,9 +388,10 @@ class _Scopes:
         if self.current.kind == _CLASS:
             self.current.class_first_bind[name] = _NEVER
 
-    def load(self, name: str, node, at_import: bool, template) -> None:
+    def load(self, name: str, node, at_import: bool, template, unconditional=None) -> None:
         scope = self.current
-        self.loads.append(_Load(name, node, scope, scope.stmt_index, at_import, template))
+        self.loads.append(_Load(name, node, scope, scope.stmt_index, at_import, template,
+                                unconditional))
 
     @staticmethod
     def reads(load: _Load) -> int:
@@ -709,6 +718,11 @@ class _Walker:
         self.in_annotation = False   # visiting an evaluated annotation
         self.function = []           # names of the enclosing defs and classes
         self.blocks = 0              # depth of if/for/while/match bodies
+        self.top_index = -1          # index of the top-level statement being visited
+        #: depth of the constructs whose code may not run when their statement does:
+        #: if/for/while/match bodies, try, with, a conditional expression's branches,
+        #: the right side of ``and``/``or``
+        self.conditional = 0
         self.in_main = False         # inside ``if __name__ == "__main__":``
         #: (target, value or None, top-level statement) per attribute assignment or
         #: ``setattr`` whose target's root is a name some import binds (:mod:`._patches`)
@@ -759,8 +773,9 @@ class _Walker:
         self._exports(tree)
         self.namespace.find_aliases(tree)
         self.module_stmt = None
-        for stmt in tree.body:
+        for index, stmt in enumerate(tree.body):
             self.top_stmt = self.module_stmt = stmt
+            self.top_index = index
             self.visit(stmt)
         self.top_stmt = self.module_stmt = None
 
@@ -782,6 +797,7 @@ class _Walker:
             value = getattr(node, field, None)
             if field in ("body", "orelse"):
                 self.blocks += 1
+                self.conditional += 1
                 outer = scopes.branch
                 if branches:
                     scopes.branch = outer + ((id(node), field == "orelse"),)
@@ -798,14 +814,17 @@ class _Walker:
                     else:
                         self.namespace.narrowed[name] = before
                 scopes.branch = outer
+                self.conditional -= 1
                 self.blocks -= 1
             elif field == "cases":
                 self.blocks += 1
+                self.conditional += 1
                 for case in value:
                     self.visit(case.pattern)
                     if case.guard is not None:
                         self.visit(case.guard)
                     self.visit_body(case.body)
+                self.conditional -= 1
                 self.blocks -= 1
             elif isinstance(value, ast.AST):
                 self.visit(value)
@@ -859,7 +878,10 @@ class _Walker:
             elif name in self.namespace.aliases:
                 self.namespace.alias_read(node)
             if name in self.scopes.candidates:
-                self.scopes.load(name, node, scope.at_import and not self.in_main, self.template)
+                at_import = scope.at_import and not self.in_main
+                self.scopes.load(name, node, at_import, self.template,
+                                 self.top_index if at_import and not self.conditional
+                                 and not self.in_annotation else None)
             return
         self.bind(name, node.lineno)
         if ctx is ast.Del:
@@ -1101,21 +1123,40 @@ class _Walker:
 
     def visit_Try(self, node):
         self.context.append(Reason.TRY)
+        self.conditional += 1
         self.visit_body(node.body)
         for handler in node.handlers:
             self.visit(handler)
         self.visit_body(node.orelse)
         self.visit_body(node.finalbody)
+        self.conditional -= 1
         self.context.pop()
 
     def visit_With(self, node):
         self.context.append(Reason.WITH)
+        self.conditional += 1
         for item in node.items:
             self.visit(item.context_expr)
             if item.optional_vars is not None:
                 self.visit(item.optional_vars)
         self.visit_body(node.body)
+        self.conditional -= 1
         self.context.pop()
+
+    def visit_IfExp(self, node: ast.IfExp):
+        self.visit(node.test)
+        self.conditional += 1
+        self.visit(node.body)
+        self.visit(node.orelse)
+        self.conditional -= 1
+
+    def visit_BoolOp(self, node: ast.BoolOp):
+        values = node.values
+        self.visit(values[0])
+        self.conditional += 1
+        for value in values[1:]:
+            self.visit(value)
+        self.conditional -= 1
 
     def visit_Import(self, node):
         context = self.context
@@ -1123,7 +1164,8 @@ class _Walker:
         # method, or in a function defined in a try block, runs when it is called
         site = _Site(node, (Reason.FUNCTION if Reason.FUNCTION in context else context[0])
                      if context else None,
-                     self.scopes.current.kind == _MODULE, self.blocks > 0, self.scopes.branch, [])
+                     self.scopes.current.kind == _MODULE, self.blocks > 0, self.scopes.branch, [],
+                     self.top_index)
         # PEP 810's ``lazy import`` (3.15+) is another binding than a plain
         # import of the same name
         explicit = ("lazy",) if getattr(node, "is_lazy", 0) else ()
@@ -1324,6 +1366,8 @@ _DISPATCH = {
     ast.Import: _Walker.visit_Import,
     ast.ImportFrom: _Walker.visit_Import,
     ast.Try: _Walker.visit_Try,
+    ast.IfExp: _Walker.visit_IfExp,
+    ast.BoolOp: _Walker.visit_BoolOp,
     ast.With: _Walker.visit_With,
     ast.AsyncWith: _Walker.visit_With,
     ast.ExceptHandler: _Walker.visit_ExceptHandler,

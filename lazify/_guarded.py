@@ -179,15 +179,13 @@ def _rewritten_state(frame):
 
 def _known_guarded(frame):
     """A module body's guardedness if worked out already, None if not yet (the
-    walk goes on above it).  Under the rewrite a body lazify did not rewrite
-    defers nothing: False, and the walk stops there."""
+    walk goes on above it).  A body lazify did not rewrite (all its imports eager:
+    read-at-import) passes it on: a module it imports may defer (a plugin's helper)."""
     runtime = _settings.runtime          # (_rewritten_state, inline: once per import)
     if runtime is not None:
         state = runtime.state_of(frame.f_globals)
         if state is not None:
             return state.guarded
-    if _settings.settings.mechanism != "native":
-        return False
     known = _native_guarded.get(id(frame))
     if known is not None and known[0] == id(frame.f_globals) and known[1] is frame.f_code:
         return known[2]

@@ -446,14 +446,16 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
     # (globals()[k], f_globals) shows PEP 810's proxy
     readers = _readers(tuple(r for r in reads if r.kind != "eval") if native else reads)
     imports, futures = _first_verdicts(tree, facts, readers, native, future_flags)
+    imports = _read_at_import_eager(facts, imports, native)
     imports, audit_hook = _audit_hook_eager(tree, source, imports)
     lazy_names = frozenset(n.name for site in imports for n in site.names
                            if n.lazy and not ((native or KEYWORD) and n.explicit))
     deferred, deferred_loads = ((), frozenset()) if native else _deferred(facts, imports, lazy_names)
     if deferred_loads:
         # their reads no longer run at import time (the verdicts stay the same)
-        imports = tuple(_verdicts(facts, site, readers, native, deferred_loads, futures)
-                        for site in facts.sites)
+        imports = _read_at_import_eager(facts, tuple(
+            _verdicts(facts, site, readers, native, deferred_loads, futures)
+            for site in facts.sites), native)
     header_index, header_after_line = header_position(tree, not futures)
     if native:
         imports, why = _native_verdicts(facts, imports, submodules, tree)
@@ -496,6 +498,62 @@ def plan_module(tree: ast.Module, *, module: str = "", is_package: bool = False,
         deferred_annotations=tuple(sorted((item for _owner, item in deferred),
                                           key=lambda item: item.span)),
         future_flags=_flags(tree, futures), audit_hook=audit_hook)
+
+
+def _read_at_import_eager(facts: ModuleFacts, imports, native=False) -> tuple:
+    """``imports`` with every statement whose names the module body reads unconditionally,
+    after it, made eager (read-at-import): deferring it gains nothing, as the module's own
+    import imports it a few statements later, and eager it runs at its own line, as in
+    plain Python, without the cost of a pending name.  Every name the statement binds
+    must be read so: ``from m import a, b`` with ``b`` unread stays lazy (``b`` may be a
+    submodule, imported only when read).  A ``lazy import`` of the source's own stays
+    lazy, and a ``from __future__`` import is the compiler's.
+
+    An import of the module's own package stays lazy after one that stays lazy: eager,
+    it would run before the earlier one, where the two may import each other (the
+    rewrite's runtime repairs that order when it resolves pending names, and the native
+    mechanism's submodule-order rule reads the lazy ones' ``used_at_import``).
+    Natively, ``from pkg import name`` in ``pkg`` or below stays lazy too: eager, while
+    the package's own deferred import runs, importlib's probe for a submodule ``name``
+    would call the package's ``__getattr__``, which plainly is not defined yet (the
+    rewrite's runtime answers that probe itself)."""
+    out = []
+    own_lazy = False
+    package = facts.package
+    for fact, site in zip(facts.sites, imports):
+        own = any(_own_package(n, package) for n in site.names)
+        if not site.explicit and any(n.lazy for n in site.names) \
+                and not (own and own_lazy) \
+                and not (native and site.kind == "from" and _enclosing(facts.module, site)) \
+                and all(
+                n.module != "__future__" and _read_unconditionally(facts, fact, n.name)
+                for n in site.names):
+            site = replaced(site, names=tuple(
+                replaced(n, lazy=False, reason=Reason.READ_AT_IMPORT, used_at_import=None,
+                         unused=False) if n.lazy else n for n in site.names))
+        own_lazy = own_lazy or (own and any(n.lazy for n in site.names))
+        out.append(site)
+    return tuple(out)
+
+
+def _enclosing(module, site) -> bool:
+    """Whether a from-import imports from ``module`` itself or a package above it."""
+    return any(module == n.module or module.startswith(n.module + ".") for n in site.names)
+
+
+def _own_package(name, package) -> bool:
+    """Whether the imported name comes from the module's own package (or an unresolved
+    relative import)."""
+    module = name.module
+    return module.startswith(".") or bool(package) and (
+        module == package or module.startswith(package + "."))
+
+
+def _read_unconditionally(facts: ModuleFacts, fact, bound) -> bool:
+    """Whether a top-level statement after ``fact`` (an import statement) reads the
+    module-level ``bound`` whenever the module is imported (``_Load.unconditional``)."""
+    return any(load.unconditional is not None and load.unconditional > fact.top_index
+               for load in facts.global_loads.get(bound, ()))
 
 
 def _audit_hook_eager(tree, source, imports) -> tuple:

@@ -52,6 +52,7 @@ Reason.MACHINERY = Reason("machinery")
 Reason.PLAIN_PACKAGE = Reason("plain-package")
 Reason.AUDIT_HOOK = Reason("audit-hook")
 Reason.IMPORT_SYSTEM_PATCH = Reason("import-system-patch")
+Reason.READ_AT_IMPORT = Reason("read-at-import")
 
 
 WORDS = {
@@ -130,6 +131,13 @@ WORDS = {
         "checked_stat, a function of os, os.path, io, builtins, sys or importlib replaced "
         "by one of the module's): the import system calls it while it imports, and the "
         "first call would import this inside another module's import"
+    ),
+    Reason.READ_AT_IMPORT: (
+        "every name it binds is read, after it, by a top-level statement of the module that "
+        "always runs (not under if, try, with, for, while or match, nor in a function, "
+        "lambda, conditional branch or the right side of and/or): the module's own import "
+        "would import it a few lines later anyway, so it runs at its own line, as in plain "
+        "Python"
     ),
     Reason.SIDE_EFFECTS: (
         "never read, and kept for what importing it does: marked unused on purpose "

@@ -76,7 +76,7 @@ def test_check_text_used_at_import_and_unused(tmp_path, capsys):
         """\
         import collections
         import readline
-        Point = collections.namedtuple("Point", "x y")
+        Point = True and collections.namedtuple("Point", "x y")
         """,
     )
     assert main(["check", path]) == 0
@@ -138,7 +138,7 @@ EVERY_ROW = {
         with open(__file__):
             import within
         rebound_mod = 1
-        Point = collections.namedtuple("Point", "x y")
+        Point = True and collections.namedtuple("Point", "x y")  # used-at-import
         value: typing_mod.T = None
 
         def total(amount: decimal.Decimal):
@@ -156,6 +156,7 @@ EVERY_ROW = {
     # names eager: all stay first; mod.py's is lazy)
     "app/dyn.py": "from __future__ import annotations\nimport json\n_names = sorted(globals())\n",
     "app/plain.py": "import readline\n",
+    "app/read.py": "import colorsys\nHSV = colorsys.rgb_to_hsv(0, 0, 0)\n",  # read-at-import
     # a function installed into the import system reads asyncio: it stays eager
     "app/patcher.py": "import asyncio\nimport os\n\ndef checked_stat(path):\n"
                       "    asyncio.get_running_loop\n    return path\n\n"
@@ -509,7 +510,8 @@ def test_python_m_lazify_check_on_the_example_app():
     assert total["json"]["verdict"] == "lazy"
     assert report["files"][0]["module"].startswith("heavyapp")
     db = by_name(report, "heavyapp/commands/dbstats.py")
-    assert db["sqlite3"]["used_at_import"] == 8
+    # read by the module body right after the import: eager, as plainly
+    assert db["sqlite3"]["verdict"] == "eager" and db["sqlite3"]["reason"] == "read-at-import"
 
 
 def test_lazify_check_text_on_the_example_app():

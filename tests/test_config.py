@@ -278,7 +278,7 @@ def test_default_excluding_list_keeps_sympy_style_packages_eager(tmp_path):
     import lazify
     assert "sympy" in lazify.DEFAULT_EXCLUDING
     out = lazy_output(tmp_path, {**HEAVY, "sympy/__init__.py": "import heavy\n",
-                                 "main.py": "import sympy\nprint('x')\nsympy.__name__\n"})
+                                 "main.py": "import sympy\nprint('x')\nif True:\n    sympy.__name__\n"})
     assert out.splitlines() == ["x", "heavy executed"]
 
 

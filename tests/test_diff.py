@@ -82,14 +82,14 @@ def test_rewrite_file_with_nothing_to_do_prints_it_unchanged(project, capsysbina
 
 
 def test_rewrite_keeps_encoding_and_newlines(tmp_path, capsysbinary):
-    source = b'# -*- coding: latin-1 -*-\r\nimport json\r\ns = "\xe9"\r\nprint(json.dumps(s))\r\n'
+    source = b'# -*- coding: latin-1 -*-\r\nimport json\r\ns = "\xe9"\r\nTrue and print(json.dumps(s))\r\n'
     (tmp_path / "m.py").write_bytes(source)
     assert main(["rewrite", str(tmp_path / "m.py")]) == 0
     out = capsysbinary.readouterr().out
     assert out == (
         b'# -*- coding: latin-1 -*-\r\n'
         + HEADER.encode() + b"; __lazy__.__lazy_import__(('json', None))\r\n"
-        b's = "\xe9"\r\nprint(__lazy__.json.dumps(s))\r\n'
+        b's = "\xe9"\r\nTrue and print(__lazy__.json.dumps(s))\r\n'
     )
 
 
@@ -162,11 +162,11 @@ def test_diff_nothing_for_files_without_lazy_imports(project, capsys):
 
 def test_diff_shows_missing_final_newline(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "m.py").write_text("import json\njson")
+    (tmp_path / "m.py").write_text("import json\nTrue and json")
     assert main(["diff", "m.py"]) == 0
     out = capsys.readouterr().out
-    assert "\n-json\n\\ No newline at end of file\n" in out
-    assert out.endswith("\n+__lazy__.json\n\\ No newline at end of file\n")
+    assert "\n-True and json\n\\ No newline at end of file\n" in out
+    assert out.endswith("\n+True and __lazy__.json\n\\ No newline at end of file\n")
 
 
 def test_diff_parse_error_reported_others_diffed(project, capsys):
@@ -185,11 +185,11 @@ def test_diff_check_matches_reviewed_tree(project, capsys):
 
 def test_diff_check_fails_with_the_diff_when_source_changed(project, capsys):
     assert main(["rewrite", "src/app", "-o", "reviewed"]) == 0
-    (project / "src/app/plain.py").write_text("import re\nprint(re)\n")
+    (project / "src/app/plain.py").write_text("import re\nTrue and print(re)\n")
     assert main(["diff", "src/app", "--check", "reviewed"]) == 1
     out = capsys.readouterr().out
     assert "--- a/reviewed/plain.py\n+++ b/src/app/plain.py\n" in out
-    assert "+print(__lazy__.re)\n" in out
+    assert "+True and print(__lazy__.re)\n" in out
 
 
 def test_diff_check_fails_on_missing_and_stale_reviewed_files(project, capsys):

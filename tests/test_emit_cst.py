@@ -318,7 +318,7 @@ def test_stdlib_file_same_program_as_ast_emitter(rel):
     [
         # Header right after the __future__ import (Plan.header_index), then `import os`
         # becomes a registration, though both are on line 1.
-        b"from __future__ import annotations; import os\nos.sep\n",
+        b"from __future__ import annotations; import os\nTrue and os.sep\n",
         # A lazy site that also binds __getattr__ is in chain_after.
         b"from m import __getattr__, x\nx\n",
     ],

@@ -113,7 +113,8 @@ def test_summary_lines_of_many_statements_in_one_module(tmp_path):
     body += ["from dep_b import X, Y", "if x:", "    import dep_c", "import dep_d",
              "def main():", "    return dep_d.X"]
     (tmp_path / "app.py").write_text("\n".join(body) + "\n")
-    (tmp_path / "main.py").write_text("import app\nprint(app.main())\n")
+    # (read under if: main.py's import of app stays lazy, not read-at-import)
+    (tmp_path / "main.py").write_text("import app\nif True:\n    print(app.main())\n")
     proc = run_python(["-m", "lazify", "run", "--summary", "main.py"], cwd=tmp_path,
                       env_extra={"LAZIFY_MECHANISM": "rewrite"})
     assert proc.stdout == "1\n", proc.stderr

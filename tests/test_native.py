@@ -93,11 +93,13 @@ def test_native_plan_emits_nothing_but_lazy_statements():
 
 
 @pytest.mark.parametrize("source, name, rewrite_reason", [
-    ("import json\nclass C:\n    json = json\n", "json", Reason.CLASS_SHADOW),
+    # (under if: read unconditionally, json would be eager on either: read-at-import)
+    ("import json\nif True:\n    class C:\n        json = json\n", "json", Reason.CLASS_SHADOW),
     ('import os\ndef f():\n    """>>> os.sep"""\n', "os", Reason.DOCTEST),
     ('import os\nfrom typing import TypeVar\nT = TypeVar("T", bound="os.PathLike")\n', "os",
      Reason.DEFERRED_ANNOTATION),
-    ("import __lazy__x\nimport json\n__lazy__ = 1\njson\n", "json", Reason.RESERVED_NAME),
+    ("import __lazy__x\nimport json\n__lazy__ = 1\nif True:\n    json\n", "json",
+     Reason.RESERVED_NAME),
 ])
 def test_rules_of_the_rewrite_alone_do_not_apply(source, name, rewrite_reason):
     data = source.encode()
@@ -486,12 +488,14 @@ def test_a_package_keeps_the_order_of_submodules_the_one_read_at_import_imports(
     verdict = {n.name: n for s in plan.imports for n in s.names}
     assert [verdict[name].reason for name in ("Base", "_odd", "Impl")] == \
         [Reason.SUBMODULE_ORDER] * 3
-    assert verdict["Late"].lazy and verdict["json"].lazy
+    # json: read by the module body after it, unconditionally; Impl stays lazy after the
+    # lazy Base, so the order rule still sees it read
+    assert verdict["Late"].lazy and verdict["json"].reason == Reason.READ_AT_IMPORT
     # no cycle (_impl imports _base, not the other way): nothing to keep in order
     imports_of = {"_impl": frozenset({"pkg._base"})}.get
     plan = plan_module(tree, module="pkg", is_package=True, mechanism="native",
                        submodules=lambda sub, *_, **__: imports_of(sub, frozenset()))
-    assert all(n.lazy for s in plan.imports for n in s.names if n.name != "_odd")
+    assert all(n.lazy for s in plan.imports for n in s.names if n.name not in ("_odd", "json"))
     # the rewrite repairs the order at run time instead
     verdict = {n.name: n for s in _plan(data, module="pkg", is_package=True,
                                         mechanism="rewrite").imports for n in s.names}
@@ -589,9 +593,10 @@ def test_default_a_name_read_again_while_its_own_import_runs(tmp_path):
             from b import X
             def get():
                 return X
-            VALUE = X + 1
+            if True:  # read conditionally: not read-at-import (which runs it as plainly)
+                VALUE = X + 1
         """,
-        "b.py": "X = 41\nimport a\nprint('inner', a.get())\n",
+        "b.py": "X = 41\nimport a\nif True:\n    print('inner', a.get())\n",
         "main.py": "import a\nprint('VALUE', a.VALUE)\n",
     })
     assert default == plain

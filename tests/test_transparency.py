@@ -56,7 +56,7 @@ def test_package_getattr_is_not_run_by_a_probe_during_its_own_deferred_import(tm
         import sys
         import pkg
         print(sorted(m for m in sys.modules if m.startswith("pkg")))
-        print(pkg.B.__name__, pkg.validators.X)
+        if True: print(pkg.B.__name__, pkg.validators.X)  # conditional: not read-at-import
         print(sorted(m for m in sys.modules if m.startswith("pkg")))
     """})
     assert plain == ["['pkg', 'pkg._utils', 'pkg.validators']", "B 42",
@@ -126,7 +126,7 @@ def test_warning_of_a_lazily_imported_module_points_at_user_code(tmp_path):
         warnings.showwarning = lambda message, category, filename, lineno, *a: print(
             "warning", filename.rsplit("/", 1)[-1], lineno, message)
         import optional
-        print("used", optional.VALUE)
+        if True: print("used", optional.VALUE)  # conditional: not read-at-import
     """})
     assert plain == ["warning main.py 8 optional dependency missing", "used 1"]
     assert lazy == ["warning main.py 9 optional dependency missing", "used 1"]
@@ -176,7 +176,8 @@ REENTRANT = {
         from b import X
         def get():
             return X
-        VALUE = X + 1
+        if True:  # read conditionally: not read-at-import, which would run it as plainly
+            VALUE = X + 1
     """,
     "main.py": """
         import a

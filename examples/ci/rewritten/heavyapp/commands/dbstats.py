@@ -1,15 +1,15 @@
 """``heavyapp db``: word counts through an in-memory SQLite database."""
-import lazify._importlib_bootstrap as __lazy__; __lazy__ = __lazy__.__lazy_module__(globals())
-__lazy__.__lazy_import__(('sqlite3', None))
-__lazy__.__lazy_from__('decimal', ('Decimal', None))
+
+import sqlite3
+from decimal import Decimal
 
 # Module-level use: `lazify check` reports sqlite3 and Decimal as "used at import
 # time" here, since this line needs them while the module is being imported.
-__lazy__.sqlite3.register_adapter(__lazy__.Decimal, str)
+sqlite3.register_adapter(Decimal, str)
 
 
 def run(args, stdin, stdout) -> int:
-    db = __lazy__.sqlite3.connect(":memory:")
+    db = sqlite3.connect(":memory:")
     try:
         db.execute("create table words (word text)")
         db.executemany("insert into words values (?)", [(w,) for w in args.words])
