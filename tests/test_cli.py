@@ -135,7 +135,8 @@ signal.signal(signal.SIGINT, signal.default_int_handler)
 from lazify import _compile, _sources
 def ctrl_c(*args, **kwargs):
     os.killpg(0, signal.SIGINT)
-    time.sleep(30)
+    time.sleep(5)       # the signal lands meanwhile (a pool's worker ignores it: its pipes
+                        # stay open, and the run waits, until the sleep ends or it is killed)
 _compile._one = ctrl_c           # compile's work on one file, in a worker or in-process
 _sources.read = ctrl_c           # every other command reads its files through this
 from lazify._cli import main
@@ -157,7 +158,7 @@ def test_ctrl_c_ends_a_command_with_one_line(tmp_path, argv):
     proc = subprocess.run([sys.executable, "-c", _CTRL_C, *argv], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120, start_new_session=True,
                           env={**os.environ, "PYTHONPATH": ROOT})
-    assert (proc.returncode, proc.stderr) == (130, f"lazify {argv[0]}: interrupted\n")
+    assert (proc.returncode, proc.stderr) == (130, f"lazify {argv[0]}: interrupted\n"), proc.stderr
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
@@ -173,3 +174,26 @@ def test_a_fifo_in_a_tree_is_not_a_source_file(tmp_path, argv):
                           env={**os.environ, "PYTHONPATH": ROOT})
     assert proc.returncode in (0, 1) and "pipe.py" not in proc.stdout + proc.stderr, proc.stderr
     assert "a.py" in proc.stdout + proc.stderr or argv[0] in ("compile", "rewrite"), proc.stdout
+
+
+def test_an_error_of_the_clean_up_after_ctrl_c_is_still_an_interrupt(tmp_path):
+    """Ctrl-C landing inside a lock's release in the standard library's clean-up (a
+    process pool's) raises a RuntimeError in place of the KeyboardInterrupt: still one
+    line and exit status 130."""
+    code = """
+import sys
+from lazify import _sources
+def ctrl_c_then_clean_up(*args, **kwargs):
+    try:
+        raise KeyboardInterrupt
+    finally:
+        raise RuntimeError("release unlocked lock")
+_sources.read = ctrl_c_then_clean_up
+from lazify._cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+    write(tmp_path, "one.py", "import json\n")
+    proc = subprocess.run([sys.executable, "-c", code, "check", "."], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": ROOT})
+    assert (proc.returncode, proc.stderr) == (130, "lazify check: interrupted\n"), proc.stderr

@@ -56,6 +56,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:            # Ctrl-C: one line, the shell's 128 + SIGINT
         interrupted(args.command)
         return 130
+    except Exception as exc:
+        if not _raised_by_ctrl_c(exc):
+            raise
+        interrupted(args.command)
+        return 130
+
+
+def _raised_by_ctrl_c(exc) -> bool:
+    """Whether *exc* was raised while a KeyboardInterrupt was being handled: Ctrl-C can
+    land inside a lock's release in the standard library's own clean-up (a process
+    pool's, threading's), which then fails with ``RuntimeError: release unlocked lock``
+    in its place."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__context__
+    return False
 
 
 def _build_parser() -> argparse.ArgumentParser:
