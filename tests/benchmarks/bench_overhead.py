@@ -1,11 +1,16 @@
 """lazify's own cost per module, where laziness can save nothing.
 
-Run: ``python tests/benchmarks/bench_overhead.py [--python PY ...] [--rounds N] [--modules N]``
+Run: ``python tests/benchmarks/bench_overhead.py [--python PY ...] [--rounds N] [--modules N]
+[--uses module|function]``
 
 A generated package of ``--modules`` modules (400 by default, in layers of
 100): each imports five siblings of the next layer and four standard-library
-modules and uses all of them while the program starts, so every deferred import
-is resolved during start-up and lazify has nothing to save.  Measured as whole processes, plain against lazify
+modules and uses all of them while the program starts, so lazify has nothing to
+save.  ``--uses module`` (the default): the module body reads them, which the
+planner sees (``read-at-import``: the imports stay eager, lazify's cost is its
+hook's); ``--uses function``: a function the body calls reads them, which the
+planner cannot see, so every import is deferred and resolved during start-up
+(the runtime's cost per pending name).  Measured as whole processes, plain against lazify
 (``install()`` from ``sitecustomize.py``), paired round by round, order
 alternating:
 
@@ -51,7 +56,7 @@ def siblings(index: int, count: int) -> list:
     return sorted({start + (index * 7 + step) % width for step in range(5)})
 
 
-def module_source(index: int, count: int) -> str:
+def module_source(index: int, count: int, where: str = "module") -> str:
     names = [f"m{other:03d}" for other in siblings(index, count)]
     lines = [f'"""Module {index}."""']
     lines += [f"import {name}" for name in STDLIB]
@@ -63,18 +68,25 @@ def module_source(index: int, count: int) -> str:
     uses = [f"{name}.f()" for name in names]
     uses += ["len(json.dumps([1]))", "fractions.Fraction(1, 2).denominator",
              "len(textwrap.dedent(' x'))", "len(string.digits)"]
-    lines.append(f"VALUE = {' + '.join(uses)}")
+    if where == "function":
+        # read inside a function the module body calls: the planner cannot see that it
+        # runs at import, so every import is deferred and resolved during start-up
+        lines += ["def _uses():", f"    return {' + '.join(uses)}", "", "VALUE = _uses()"]
+    else:
+        # read by the module body itself: the planner keeps the imports eager
+        # (read-at-import)
+        lines.append(f"VALUE = {' + '.join(uses)}")
     return "\n".join(lines) + "\n"
 
 
-def write_tree(root: str, count: int) -> None:
+def write_tree(root: str, count: int, uses: str = "module") -> None:
     package = os.path.join(root, "bigpkg")
     os.makedirs(package, exist_ok=True)
     with open(os.path.join(package, "__init__.py"), "w") as f:
         f.write('"""A package where every import is used at start-up."""\n')
     for index in range(count):
         with open(os.path.join(package, f"m{index:03d}.py"), "w") as f:
-            f.write(module_source(index, count))
+            f.write(module_source(index, count, uses))
     old = time.time() - 3600           # not "just modified": caches are written
     for name in os.listdir(package):
         os.utime(os.path.join(package, name), (old, old))
@@ -134,10 +146,11 @@ def instructions(python: str, env: dict, cwd: str) -> int:
     raise SystemExit(f"callgrind failed:\n{proc.stderr[-1000:]}")
 
 
-def bench(python: str, rounds: int, count: int, counting: bool = False) -> dict:
+def bench(python: str, rounds: int, count: int, counting: bool = False,
+          uses: str = "module") -> dict:
     # a cold run's rewrite at exit (detached) may still write into the tree at the end
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
-        write_tree(tmp, count)
+        write_tree(tmp, count, uses)
         plain_env = clean_env()
         lazy_env = clean_env({"PYTHONPATH": os.path.join(tmp, "site_lazify") + os.pathsep + ROOT})
         # write both sides' caches, lazify's at once (not handed to a rewriter that
@@ -156,9 +169,9 @@ def bench(python: str, rounds: int, count: int, counting: bool = False) -> dict:
     return {"warm": warm, "cold": cold, "instructions": counts}
 
 
-def profile(python: str, count: int) -> None:
+def profile(python: str, count: int, uses: str = "module") -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        write_tree(tmp, count)
+        write_tree(tmp, count, uses)
         env = clean_env({"PYTHONPATH": os.path.join(tmp, "site_lazify") + os.pathsep + ROOT})
         timed(python, {**env, "LAZIFY_DEFER_REWRITE": "0"}, tmp)   # lazify's cache, written
         subprocess.run([python, "-m", "cProfile", "-s", "tottime", "main.py"], env=env, cwd=tmp,
@@ -173,18 +186,22 @@ def main(argv=None) -> int:
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--instructions", action="store_true",
                         help="also count the warm start's instructions (callgrind)")
+    parser.add_argument("--uses", choices=("module", "function"), default="module",
+                        help="where each module reads its imports: its body (the planner "
+                             "keeps them eager) or a function its body calls (deferred, "
+                             "resolved at start-up)")
     args = parser.parse_args(argv)
     for python in args.python or [sys.executable]:
         if args.profile:
-            profile(python, args.modules)
+            profile(python, args.modules, args.uses)
             continue
         version = subprocess.run([python, "-c", "import sys; print(sys.version.split()[0])"],
                                  capture_output=True, text=True).stdout.strip()
-        result = bench(python, args.rounds, args.modules, args.instructions)
+        result = bench(python, args.rounds, args.modules, args.instructions, args.uses)
         counts = result["instructions"]
         extra = (f", warm instructions {counts['lazy'] / counts['plain']:.3f}x "
                  f"({counts['lazy'] / 1e6:.1f}M / {counts['plain'] / 1e6:.1f}M)" if counts else "")
-        print(f"{version}: every import used, lazify/plain: warm {result['warm']:.2f}x, "
+        print(f"{version}: every import used (read in the {args.uses}), lazify/plain: warm {result['warm']:.2f}x, "
               f"cold {result['cold']:.2f}x{extra}", flush=True)
     return 0
 
