@@ -134,9 +134,14 @@ import os, signal, sys, time
 signal.signal(signal.SIGINT, signal.default_int_handler)
 from lazify import _compile, _sources
 def ctrl_c(*args, **kwargs):
-    os.killpg(0, signal.SIGINT)
-    time.sleep(5)       # the signal lands meanwhile (a pool's worker ignores it: its pipes
-                        # stay open, and the run waits, until the sleep ends or it is killed)
+    try:                # one Ctrl-C, whichever process reaches its work first
+        os.close(os.open("ctrl-c.pressed", os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        pass
+    else:
+        os.killpg(0, signal.SIGINT)
+    time.sleep(30)      # the work goes on; a pool's worker ignores SIGINT and is ended by
+                        # the pool's terminate
 _compile._one = ctrl_c           # compile's work on one file, in a worker or in-process
 _sources.read = ctrl_c           # every other command reads its files through this
 from lazify._cli import main
