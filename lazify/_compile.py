@@ -118,8 +118,21 @@ def _results(files, hash_based, force, jobs):
         context = multiprocessing.get_context()
     chunk = max(1, min(16, len(files) // (jobs * 8)))
     # the workers ignore Ctrl-C (the whole process group gets it): the parent's
-    # KeyboardInterrupt ends the pool, and says so once (lazify._cli)
-    with context.Pool(jobs, initializer=_ignore_sigint) as pool:
+    # KeyboardInterrupt ends the pool, and says so once (lazify._cli).  They are forked
+    # with SIGINT ignored, so that one landing while a worker starts, before its
+    # initializer runs, is not a traceback of the worker's
+    import signal
+
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:                   # not the main thread: the initializer alone
+        previous = None
+    try:
+        pool = context.Pool(jobs, initializer=_ignore_sigint)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+    with pool:
         yield from pool.imap_unordered(_one_star, [(p, hash_based, force) for p in files], chunk)
 
 
