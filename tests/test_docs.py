@@ -117,3 +117,18 @@ def test_the_reason_table_lists_every_reason_code_and_no_other():
     assert len(table) == len(set(table)), table
     assert set(table) == codes, (f"missing from the table: {sorted(codes - set(table))}; "
                                  f"not in lazify._reasons: {sorted(set(table) - codes)}")
+
+
+#: a path below benchmarks/results/ in a code span (the notes are cited so as well as linked)
+RESULT_PATH = re.compile(r"`(benchmarks/results/[^`\s]+\.(?:md|json))`")
+
+
+@pytest.mark.parametrize("document", [d for d in DOCUMENTS if "benchmarks" not in d],
+                         ids=lambda p: os.path.relpath(p, ROOT))
+def test_a_results_file_named_in_code_exists(document):
+    """A dated note or result file cited as `benchmarks/results/NAME` in README.md or
+    docs/ names one that is there (not a placeholder such as ``...-COMMIT.md``)."""
+    with open(document, encoding="utf-8") as f:
+        cited = RESULT_PATH.findall(FENCE.sub("", f.read()))
+    missing = [path for path in cited if not os.path.exists(os.path.join(ROOT, path))]
+    assert not missing, f"no such file: {missing}"
