@@ -166,6 +166,24 @@ def test_ctrl_c_ends_a_command_with_one_line(tmp_path, argv):
     assert (proc.returncode, proc.stderr) == (130, f"lazify {argv[0]}: interrupted\n"), proc.stderr
 
 
+def test_ctrl_c_during_a_reports_runs_is_the_same_one_line(tmp_path):
+    """lazify report, interrupted while it runs the command: the line every command
+    says, with no blank line before it where stderr is no terminal (no progress bar)."""
+    code = """
+import sys
+from lazify import _report
+def ctrl_c(*args, **kwargs):
+    raise KeyboardInterrupt
+_report.collect = ctrl_c
+from lazify._cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+    proc = subprocess.run([sys.executable, "-c", code, "report", "--", sys.executable, "-c",
+                           "pass"], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": ROOT})
+    assert (proc.returncode, proc.stderr) == (130, "lazify report: interrupted\n"), proc.stderr
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 @pytest.mark.parametrize("argv", [["check", "."], ["diff", "."], ["fix", "--diff", "."],
                                   ["compile", "."], ["rewrite", "-o", "out", "."]])

@@ -53,9 +53,7 @@ def run(args) -> int:
             sys.stderr.write("\n")
         print(f"lazify report: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("\nlazify report: interrupted", file=sys.stderr)
-        return 130
+    # (Ctrl-C: the one line and exit status 130 of every command, lazify._cli.main)
     if progress:
         sys.stderr.write("\r\x1b[K")
     report = analyse(argv, collected, rounds=args.rounds, excluding=excluding)
