@@ -98,6 +98,12 @@ def test_p_lazify_turns_it_on_as_the_option_does(project):
     defers_and_summarises(project.runpytest_subprocess("-s", "-p", "lazify"))
 
 
+def test_an_option_of_the_plugin_alone_turns_it_on(project):
+    """``--lazify-mechanism`` (as any ``--lazify-*`` option) asks for the lazy session
+    without ``--lazify``, as docs/pytest.md says."""
+    defers_and_summarises(project.runpytest_subprocess("-s", "--lazify-mechanism=rewrite"))
+
+
 def first_run(result, lazy):
     result.assert_outcomes(passed=2)
     assert f"UNUSED-RAN {not lazy}" in result.stdout.str()
