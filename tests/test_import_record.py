@@ -41,6 +41,15 @@ def test_run_summary_names_what_was_never_needed(tmp_path, mechanism):
     assert named == ["  app:2: import unused_dep"]
 
 
+def test_summary_counts_one_in_the_singular(tmp_path):
+    """One module rewritten (the -c program), one import deferred: said in the singular."""
+    (tmp_path / "app.py").write_text("VALUE = 1\n")
+    proc = run_python(["-m", "lazify", "run", "--summary", "-c", "import app"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines()[0] == (
+        "lazify: 1 module rewritten, 1 import deferred, 1 never resolved"), proc.stderr
+
+
 def test_summary_variable_with_install(tmp_path):
     root = tree(tmp_path)
     code = "import lazify; lazify.install(); import app; print(app.main())"
