@@ -103,9 +103,10 @@ class _Load:
     template: Span | None = None
     #: index in the module body of the top-level statement holding it, when it runs
     #: whenever the module is imported: outside any block, try, with, function,
-    #: lambda, annotation, conditional expression's branch and right side of
-    #: ``and``/``or`` (a class body, decorator, default or comprehension there
-    #: counts); None otherwise
+    #: lambda, annotation, conditional expression's branch, right side of
+    #: ``and``/``or`` and generator expression but its first iterable (a class body,
+    #: decorator, default or list, set or dict comprehension there counts); None
+    #: otherwise
     unconditional: int | None = None
 
 
@@ -1047,6 +1048,9 @@ class _Walker:
             self.namespace.keys_only(gen.iter)
         self.visit(generators[0].iter)
         scope = self.scopes.enter(_COMPREHENSION, self.scopes.current.at_import)
+        # a generator expression runs nothing but its first iterable where it is written
+        lazy_body = type(node) is ast.GeneratorExp
+        self.conditional += lazy_body
         for index, gen in enumerate(generators):
             if index:
                 self.visit(gen.iter)
@@ -1059,6 +1063,7 @@ class _Walker:
                 self.visit(node.value)
         else:
             self.visit(node.elt)
+        self.conditional -= lazy_body
         self.scopes.leave(scope)
 
     def visit_TypeAlias(self, node):

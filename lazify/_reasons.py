@@ -135,9 +135,9 @@ WORDS = {
     Reason.READ_AT_IMPORT: (
         "every name it binds is read, after it, by a top-level statement of the module that "
         "always runs (not under if, try, with, for, while or match, nor in a function, "
-        "lambda, annotation, conditional branch or the right side of and/or): the module's "
-        "own import would import it a few lines later anyway, so it runs at its own line, "
-        "as in plain Python"
+        "lambda, annotation, generator's body, conditional branch or the right side of "
+        "and/or): the module's own import would import it a few lines later anyway, so "
+        "it runs at its own line, as in plain Python"
     ),
     Reason.SIDE_EFFECTS: (
         "never read, and kept for what importing it does: marked unused on purpose "
