@@ -54,6 +54,26 @@ def test_output_to_a_closed_pipe_ends_quietly(tmp_path, argv):
     assert err == ""
 
 
+@pytest.mark.parametrize("argv, closed, status", [
+    (["check", "."], ">&-", 0), (["check", "missing"], ">&- 2>&-", 1),
+    (["status"], ">&-", None), (["rewrite", "mod.py"], ">&-", 0),
+])
+def test_a_command_with_stdout_or_stderr_closed_does_its_work(tmp_path, argv, closed, status):
+    """``lazify status >&-`` (cron, a daemon): ``sys.stdout`` is None; the command runs
+    to its own exit status (status: the one it has with stdout to a file), not an
+    AttributeError traceback."""
+    write(tmp_path, "mod.py", "import json\n")
+
+    def sh(redirect):
+        return subprocess.run(["sh", "-c", f'"$0" -m lazify "$@" {redirect}', sys.executable,
+                               *argv], cwd=tmp_path, capture_output=True, text=True,
+                              env={**os.environ, "PYTHONPATH": ROOT}, timeout=120)
+
+    proc = sh(closed)
+    expected = sh(">/dev/null").returncode if status is None else status
+    assert (proc.returncode, proc.stderr) == (expected, ""), proc.stderr
+
+
 @pytest.mark.parametrize("command, default", [
     ("rewrite", "else rewrite on every Python"),
     ("diff", "else rewrite on every Python"),

@@ -383,6 +383,27 @@ def test_run_script_that_does_not_compile_fails_as_python_does(python_says, _nam
         assert plain.returncode == 1 and "Error" in plain.stderr
 
 
+#: (lazify run's arguments, the stream closed): python's exit status and silence
+CLOSED_STREAMS = [(["-"], "<&-"), (["--help"], ">&-"), (["nope.py"], "2>&-"),
+                  (["--bogus"], "2>&-")]
+
+
+@pytest.mark.parametrize("argv, closed", CLOSED_STREAMS, ids=lambda c: " ".join(c))
+def test_run_with_a_closed_standard_stream_exits_as_python(tmp_path, argv, closed):
+    """A stream closed from the start (``<&-``, ``>&-``, ``2>&-``: ``None`` in ``sys``)
+    is python's business: ``lazify run -`` runs an empty program, and its own messages
+    go nowhere, with python's exit status; no AttributeError traceback on another
+    stream."""
+    def sh(*args):
+        return subprocess.run(["sh", "-c", f'"$0" "$@" {closed}', sys.executable, *args],
+                              cwd=tmp_path, env=child_env(), capture_output=True, text=True,
+                              timeout=120)
+
+    lazy = sh("-m", "lazify", "run", *argv)
+    python = 0 if argv == ["--help"] else sh(*argv).returncode
+    assert (lazy.returncode, lazy.stderr) == (python, ""), lazy.stderr
+
+
 def test_run_missing_script(tmp_path):
     proc = lazify_run(str(tmp_path / "nope.py"))
     assert proc.returncode == 2

@@ -20,7 +20,7 @@ import sys
 from typing import Sequence
 
 from . import activate, cache, check, compile, diff, fix, report, rewrite, run
-from .common import SUBCOMMANDS, interrupted, stdout_closed
+from .common import SUBCOMMANDS, interrupted, missing_streams_to_devnull, stdout_closed
 
 #: the command modules, in the order ``lazify --help`` lists their commands
 _MODULES = (check, rewrite, diff, fix, run, compile, report, cache, activate)
@@ -30,8 +30,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``lazify`` command line and return its exit code.
 
     Output to a closed pipe (``lazify check src | head``) ends the command quietly with
-    exit status 1, as pip and black end (:func:`.common.stdout_closed`); Ctrl-C ends it
-    with one line and exit status 130, not a traceback.
+    exit status 1, as pip and black end (:func:`.common.stdout_closed`); a stdout or
+    stderr closed from the start is ``os.devnull``; Ctrl-C ends it with one line and exit
+    status 130, not a traceback.
     ``lazify run`` is left alone: the program it runs meets a closed pipe as under
     ``python``."""
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -39,6 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from lazify._run import main as run_main
 
         return run_main(argv[1:])
+    missing_streams_to_devnull()
     parser = _build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

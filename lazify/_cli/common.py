@@ -67,6 +67,16 @@ def planned_mechanism(args, command):
     return mechanism or (default_mechanism() if command == "check" else "rewrite")
 
 
+def missing_streams_to_devnull() -> None:
+    """A command started with stdout or stderr closed (``>&-``, a daemon, cron) finds
+    ``None`` there, as ``print`` does, and does its work all the same: its output goes to
+    ``os.devnull`` (``lazify enable >&-`` still enables, ``check`` still exits 1 on a
+    failure), as its output would go nowhere under plain ``print``."""
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))
+
+
 def stdout_closed() -> None:
     """The reader of stdout is gone (``lazify check | head``): the rest of the output goes
     to ``os.devnull``, so that the interpreter's own flush at exit finds nothing to
