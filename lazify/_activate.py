@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -68,6 +69,10 @@ def probe(python: str | None) -> dict:
     """What the environment of *python* (None: this one) is: version, site-packages,
     where lazify is.  :raises _Refused: not a Python we can enable."""
     exe = python or sys.executable
+    if python is not None and os.sep not in python and (os.altsep or os.sep) not in python:
+        exe = shutil.which(python) or python     # ``--python python3.14``, as a shell finds it
+    # absolute: the helper runs from "/" (and enable names it in what it prints)
+    exe = os.path.abspath(exe)
     if python is not None and not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
         # what is there, said as it is: a typo'd path and a file that is no program differ
         why = ("not an executable file" if os.path.isfile(exe)

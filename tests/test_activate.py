@@ -285,6 +285,25 @@ def test_enable_refuses_bad_input_in_one_line_and_changes_nothing(env, case):
     assert _app(env) == (["True", "True", "False"], "")
 
 
+@pytest.mark.parametrize("how", ["relative", "on PATH"])
+def test_enable_python_given_as_a_shell_would(env, how):
+    """``--python venv/bin/python`` from the venv's parent and ``--python python`` with
+    the venv's bin on PATH: the interpreter a shell would run there (enable asked it from
+    "/", where a relative path named nothing: 'not a Python interpreter')."""
+    if how == "relative":
+        proc = _run([env["lazify"], "enable", "--no-compile", "--python",
+                     os.path.join("venv", "bin", "python")], cwd=env["home"])
+    else:
+        path = os.path.dirname(env["python"]) + os.pathsep + os.environ.get("PATH", "")
+        proc = _run([env["lazify"], "enable", "--no-compile", "--python", "python"],
+                    cwd=env["home"], PATH=path)
+    try:
+        assert proc.returncode == 0, proc.stderr
+        assert _run([env["lazify"], "status"]).returncode == 0       # active there
+    finally:
+        _run([env["lazify"], "disable"])
+
+
 def test_enable_with_an_unwritable_site_packages(env):
     """As another user (root writes anywhere): one line, exit 1, no file left behind."""
     nobody = 65534 if os.geteuid() == 0 else None
