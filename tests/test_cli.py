@@ -74,6 +74,21 @@ def test_a_command_with_stdout_or_stderr_closed_does_its_work(tmp_path, argv, cl
     assert (proc.returncode, proc.stderr) == (expected, ""), proc.stderr
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.parametrize("argv", [["check", "--format", "json", "."], ["status"],
+                                  ["diff", "mod.py"]], ids=" ".join)
+def test_output_to_a_full_disk_is_one_line(tmp_path, argv):
+    """``lazify check --format json . > report.json`` on a full disk (``/dev/full``): one
+    line saying so and exit status 1, not an OSError traceback."""
+    write(tmp_path, "mod.py", "import json\n\ndef f():\n    return json\n")
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "lazify", *argv], cwd=tmp_path,
+                              stdout=full, stderr=subprocess.PIPE, text=True, timeout=120,
+                              env={**os.environ, "PYTHONPATH": ROOT})
+    assert (proc.returncode, proc.stderr) == (
+        1, f"lazify {argv[0]}: cannot write: No space left on device\n")
+
+
 @pytest.mark.parametrize("command, default", [
     ("rewrite", "else rewrite on every Python"),
     ("diff", "else rewrite on every Python"),
