@@ -89,6 +89,17 @@ def test_output_to_a_full_disk_is_one_line(tmp_path, argv):
         1, f"lazify {argv[0]}: cannot write: No space left on device\n")
 
 
+def test_a_name_stdout_cannot_encode_is_escaped(tmp_path):
+    """An ASCII stdout (the C locale without coercion, ``PYTHONIOENCODING=ascii``) and
+    ``import café``: the report says ``caf\\xe9``, not a UnicodeEncodeError traceback."""
+    write(tmp_path, "m.py", "import json\nimport café\n\ndef f():\n    return json, café\n")
+    proc = subprocess.run([sys.executable, "-m", "lazify", "check", "m.py"], cwd=tmp_path,
+                          capture_output=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": ROOT, "PYTHONIOENCODING": "ascii"})
+    assert (proc.returncode, proc.stderr) == (0, b""), proc.stderr.decode()
+    assert b"import caf\\xe9" in proc.stdout, proc.stdout
+
+
 @pytest.mark.parametrize("command, default", [
     ("rewrite", "else rewrite on every Python"),
     ("diff", "else rewrite on every Python"),

@@ -21,7 +21,7 @@ import sys
 from typing import Sequence
 
 from . import activate, cache, check, compile, diff, fix, report, rewrite, run
-from .common import SUBCOMMANDS, interrupted, missing_streams_to_devnull, stdout_closed
+from .common import SUBCOMMANDS, interrupted, stdout_closed, usable_streams
 
 #: a write that no file of the disk can take (``> /dev/full``, a full disk, a quota): the
 #: commands' own files say so per file; stdout, or anything else, ends the command
@@ -36,9 +36,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Output to a closed pipe (``lazify check src | head``) ends the command quietly with
     exit status 1, as pip and black end (:func:`.common.stdout_closed`), and output to a
-    full disk with one line and exit status 1; a stdout or
-    stderr closed from the start is ``os.devnull``; Ctrl-C ends it with one line and exit
-    status 130, not a traceback.
+    full disk with one line and exit status 1; a stdout or stderr closed from the start
+    is ``os.devnull``, and a stdout that cannot encode a name escapes it; Ctrl-C ends it
+    with one line and exit status 130, not a traceback.
     ``lazify run`` is left alone: the program it runs meets a closed pipe as under
     ``python``."""
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -46,7 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from lazify._run import main as run_main
 
         return run_main(argv[1:])
-    missing_streams_to_devnull()
+    usable_streams()
     parser = _build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

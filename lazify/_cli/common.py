@@ -67,14 +67,21 @@ def planned_mechanism(args, command):
     return mechanism or (default_mechanism() if command == "check" else "rewrite")
 
 
-def missing_streams_to_devnull() -> None:
-    """A command started with stdout or stderr closed (``>&-``, a daemon, cron) finds
-    ``None`` there, as ``print`` does, and does its work all the same: its output goes to
-    ``os.devnull`` (``lazify enable >&-`` still enables, ``check`` still exits 1 on a
-    failure), as its output would go nowhere under plain ``print``."""
+def usable_streams() -> None:
+    """Streams a command can always write to.  Started with stdout or stderr closed
+    (``>&-``, a daemon, cron), it finds ``None`` there and does its work all the same: its
+    output goes to ``os.devnull`` (``lazify enable >&-`` still enables, ``check`` still
+    exits 1 on a failure).  A stdout that cannot encode a name (an ASCII locale,
+    ``PYTHONIOENCODING=ascii``: ``import café``) writes it escaped (``caf\\xe9``), as
+    stderr does, not a UnicodeEncodeError traceback."""
     for name in ("stdout", "stderr"):
         if getattr(sys, name) is None:
             setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))
+    if getattr(sys.stdout, "errors", None) == "strict" and hasattr(sys.stdout, "reconfigure"):
+        try:
+            sys.stdout.reconfigure(errors="backslashreplace")
+        except (ValueError, OSError):    # a stream that does not take it: as it is
+            pass
 
 
 #: no newline translation where the system has it (Windows)
