@@ -117,3 +117,14 @@ def test_the_reason_table_lists_every_reason_code_and_no_other():
     assert len(table) == len(set(table)), table
     assert set(table) == codes, (f"missing from the table: {sorted(codes - set(table))}; "
                                  f"not in lazify._reasons: {sorted(set(table) - codes)}")
+
+
+def test_the_usage_list_of_reason_codes_is_complete():
+    """docs/usage.md's "Reason codes:" sentence, which ``--fail-on`` users read, names
+    every code (it lacked ``plain-package`` and ``audit-hook``)."""
+    with open(os.path.join(ROOT, "docs", "usage.md"), encoding="utf-8") as f:
+        text = f.read()
+    sentence = text.split("\nReason codes: ", 1)[1].split(". Their meaning", 1)[0]
+    listed = re.findall(r"`([a-z-]+)`", sentence)
+    codes = {value for value in vars(Reason).values() if isinstance(value, Reason)}
+    assert len(listed) == len(set(listed)) and set(listed) == codes, sorted(codes ^ set(listed))
