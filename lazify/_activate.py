@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -32,7 +33,8 @@ _PROBE = r"""
 import json, os, site, sys, sysconfig
 out = {"version": list(sys.version_info[:3]), "prefix": sys.prefix,
        "purelib": sysconfig.get_paths()["purelib"],
-       "sitedirs": list(getattr(site, "getsitepackages", lambda: [])())}
+       "sitedirs": list(getattr(site, "getsitepackages", lambda: [])()),
+       "usersite": site.getusersitepackages() if site.ENABLE_USER_SITE else None}
 try:
     import importlib.util
     spec = importlib.util.find_spec("lazify")
@@ -68,6 +70,10 @@ def probe(python: str | None) -> dict:
     """What the environment of *python* (None: this one) is: version, site-packages,
     where lazify is.  :raises _Refused: not a Python we can enable."""
     exe = python or sys.executable
+    if python is not None and os.sep not in python and (os.altsep or os.sep) not in python:
+        exe = shutil.which(python) or python     # ``--python python3.14``, as a shell finds it
+    # absolute: the helper runs from "/" (and enable names it in what it prints)
+    exe = os.path.abspath(exe)
     if python is not None and not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
         # what is there, said as it is: a typo'd path and a file that is no program differ
         why = ("not an executable file" if os.path.isfile(exe)
@@ -83,7 +89,20 @@ def probe(python: str | None) -> dict:
         detail = getattr(exc, "strerror", None) or exc
         raise _Refused(f"--python {exe}: not a Python interpreter lazify can ask ({detail})", 2)
     info["python"] = exe
+    info["purelib"] = site_dir(info["purelib"], info.get("usersite"), info.get("lazify"))
     return info
+
+
+def site_dir(purelib, usersite, lazify_init) -> str:
+    """The site directory ``enable`` writes to and ``status`` counts: the environment's
+    site-packages, or the user's (``pip install --user`` outside a venv, where the
+    system's may not exist or be writable), when that is where lazify is installed:
+    :mod:`site` processes it at every start of this user's interpreter, first."""
+    if usersite and lazify_init:
+        where = os.path.dirname(os.path.dirname(os.path.abspath(lazify_init)))
+        if os.path.normcase(where) == os.path.normcase(os.path.abspath(usersite)):
+            return usersite
+    return purelib
 
 
 def _read_too_late(info):
@@ -97,6 +116,13 @@ def _read_too_late(info):
     if here in sitedirs and where in sitedirs and sitedirs.index(where) > sitedirs.index(here):
         return os.path.dirname(package)
     return None
+
+
+def _target(info) -> str:
+    """What enable turns on: the environment, or this user's starts of it."""
+    if info["purelib"] == info.get("usersite"):
+        return f"{info['prefix']} for this user ({info['purelib']})"
+    return info["prefix"]
 
 
 def _version(info) -> str:
@@ -208,7 +234,7 @@ def _enable(python, settings_file, compile_cache=True) -> int:
             _remove(info)
         raise _Refused(f"cannot write to {info['purelib']}: {exc.strerror or exc}; "
                        "nothing was changed (run it as the environment's owner)") from None
-    lines = [f"lazify enable: {'updated' if again else 'enabled'} {info['prefix']} "
+    lines = [f"lazify enable: {'updated' if again else 'enabled'} {_target(info)} "
              f"(Python {_version(info)}): {pth}",
              f"  settings: {_describe(record)}"]
     if compile_cache:              # all the work first: a closed stdout stops nothing
@@ -312,7 +338,7 @@ def cmd_disable(args) -> int:
         print(f"lazify disable: cannot remove {exc.filename}: {exc.strerror or exc}",
               file=sys.stderr)
         return 1
-    print(f"lazify disable: disabled {info['prefix']} (removed {', '.join(removed)})")
+    print(f"lazify disable: disabled {_target(info)} (removed {', '.join(removed)})")
     return 0
 
 
@@ -362,11 +388,14 @@ def cmd_status(args) -> int:
 
 
 def _print_cache(mechanism) -> None:
+    import site as site_module
     import sysconfig
 
     from . import _cache
 
-    site = sysconfig.get_paths()["purelib"]
+    usersite = site_module.getusersitepackages() if site_module.ENABLE_USER_SITE else None
+    site = site_dir(sysconfig.get_paths()["purelib"], usersite,
+                    os.path.join(os.path.dirname(os.path.abspath(__file__)), "__init__.py"))
     beside = "sys.pycache_prefix " + sys.pycache_prefix if sys.pycache_prefix else "__pycache__ beside each source"
     fallback = _cache.fallback_root()
     if sys.dont_write_bytecode:

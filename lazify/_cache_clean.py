@@ -6,7 +6,8 @@ native mechanism: :func:`lazify._cache.cache_tag`), the measurement of the rewri
 dependencies is ``rewriter-deps.*.txt`` in lazify's own ``__pycache__``, and a write cut
 short leaves ``<one of those>.<pid>.<thread>.tmp``.  They are looked for in the
 ``__pycache__`` directories under this environment's ``sys.path`` (the stdlib included,
-as ``lazify compile --env`` writes them), in the same places below ``sys.pycache_prefix``,
+as ``lazify compile --env`` writes them), in the directories mirroring them below
+``sys.pycache_prefix`` (no ``__pycache__`` level there),
 and anywhere in the per-user cache directory, whose emptied directories go too; given
 trees, only those trees' (beside them, below the prefix, in the per-user directory).
 Plain pycs and everything else stay.
@@ -51,6 +52,25 @@ def _pycache_files(root):
                 yield os.path.join(dirpath, name)
 
 
+def _prefix_files(root, prefix):
+    """lazify's files of ``root`` below ``sys.pycache_prefix``: a tree mirroring the
+    sources' directories, with the pycs in them (no ``__pycache__`` level)."""
+    if os.path.isfile(root):
+        directory = _mirrored(os.path.dirname(root), prefix)
+        stem = os.path.splitext(os.path.basename(root))[0] + "."
+        if os.path.isdir(directory):
+            for name in sorted(os.listdir(directory)):
+                if name.startswith(stem) and is_lazify_file(name):
+                    yield os.path.join(directory, name)
+        return
+    for dirpath, dirnames, filenames in os.walk(_mirrored(root, prefix)):
+        dirnames.sort()
+        in_lazify = os.path.basename(dirpath) == "lazify"
+        for name in sorted(filenames):
+            if is_lazify_file(name, in_lazify):
+                yield os.path.join(dirpath, name)
+
+
 def _per_user_files(root):
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
@@ -90,16 +110,15 @@ def found(paths=()):
         user = None
     seen = set()
     for root in roots:
-        places = [root]
+        if not os.path.exists(root):
+            continue
+        sources = [_pycache_files(root)]
         if sys.pycache_prefix:
-            places.append(_mirrored(root, sys.pycache_prefix))
-        if paths and user is not None:
-            places.append(_mirrored(root, user))
-        for place in places:
-            if not os.path.exists(place):
-                continue
-            files = _per_user_files(place) if user and place.startswith(user + os.sep) \
-                else _pycache_files(place)
+            sources.append(_prefix_files(root, sys.pycache_prefix))
+        mirrored = _mirrored(root, user) if paths and user is not None else None
+        if mirrored is not None and os.path.exists(mirrored):
+            sources.append(_per_user_files(mirrored))
+        for files in sources:
             for path in files:
                 if path not in seen:
                     seen.add(path)

@@ -88,6 +88,9 @@ def compile_paths(paths, *, hash_based=False, mechanism=None, jobs=None, env=Fal
     if len(tally[FAILED]) > SHOWN_FAILURES:
         print(f"lazify compile: {len(tally[FAILED]) - SHOWN_FAILURES} more files failed "
               f"(not listed)", file=sys.stderr)
+    why = _fallback_unusable() if tally[FAILED] else None
+    if why is not None:
+        print(f"lazify compile: {why}", file=sys.stderr)
     for message in errors:
         print(f"lazify compile: {message}", file=sys.stderr)
     _summary(tally, errors, time.perf_counter() - started, _jobs(jobs, len(files)))
@@ -319,6 +322,22 @@ class _Progress:
             sys.stderr.write("\r\033[K")
             sys.stderr.flush()
             self.drawn = False
+
+
+def _fallback_unusable():
+    """Why the per-user cache directory took none of the files whose ``__pycache__``
+    could not hold them (shared by several users, no HOME), or None when it is usable:
+    the failures alone name only ``__pycache__``."""
+    root = _cache.fallback_root()
+    if root is None:
+        return ("no per-user cache directory to fall back to either (no HOME: set "
+                "XDG_CACHE_HOME to a directory of this user's)")
+    if _cache_write.fallback_ready(root):
+        return None
+    if os.path.isdir(root):
+        return (f"the per-user cache directory {root} is not used either: it is not this "
+                "user's alone (another user's, or writable by others)")
+    return f"the per-user cache directory {root} is not used either: it cannot be created"
 
 
 def _summary(tally, errors, seconds, jobs):

@@ -20,6 +20,8 @@ hook's path.
 from __future__ import annotations
 
 import re
+import sys
+from contextlib import contextmanager
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -27,7 +29,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from . import _entry_points as ep
 from ._plan import EmitError, Plan, check_applied
 
-__all__ = ["HEADER", "CannotParse", "EmitError", "emit_cst", "header_code"]
+__all__ = ["HEADER", "CannotParse", "EmitError", "deep_enough", "emit_cst", "header_code"]
 
 #: The two header statements, on one line, without fallback names.
 HEADER = (
@@ -69,6 +71,33 @@ def emit_cst(source: str | bytes, plan: Plan) -> str | bytes:
     """
     if not plan.changes_module:
         return source
+    with deep_enough():
+        return _emit(source, plan)
+
+
+#: the recursion limit for the planner's and libcst's walks (recursive, in Python: two
+#: frames a level for the planner, about four for libcst): a sum of 400 terms, which
+#: Python compiles (up to about 2500 on 3.11), is beyond the default 1000
+_DEPTH = 10_000
+
+
+@contextmanager
+def deep_enough():
+    """Plan and emit with the recursion limit at :data:`_DEPTH` at least; a tree deeper
+    still is :class:`CannotParse` (one line: not rewritable by the commands), not a
+    lazify internal error."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, _DEPTH))
+    try:
+        yield
+    except RecursionError:
+        raise CannotParse("nested deeper than the planner's and libcst's recursive walks "
+                          f"allow (libcst {_libcst_version()})") from None
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def _emit(source, plan):
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as e:

@@ -76,17 +76,18 @@ def fix_source(data: bytes, path: str, style: str, excluding=None) -> bytes:
     :raises FixFailed: when the file cannot be parsed (by Python or by libcst).
     """
     from lazify import _sources
-    from lazify._emit_cst import CannotParse
+    from lazify._emit_cst import CannotParse, deep_enough
 
     try:
         tree = _sources.parse(data, path)
     except _sources.PARSE_ERRORS as e:
         raise FixFailed(_sources.SourceError(path, e).located()) from None
-    plan = plan_for(path, data, tree, excluding)
     try:
-        if style == "keyword":
-            return _keyword(data, plan)
-        return _lazy_modules(data, tree, plan)
+        with deep_enough():              # the planner's walk and libcst's: recursive
+            plan = plan_for(path, data, tree, excluding)
+            if style == "keyword":
+                return _keyword(data, plan)
+            return _lazy_modules(data, tree, plan)
     except CannotParse as e:
         raise FixFailed(f"{path}: {e}; not fixable by `lazify fix`") from None
 

@@ -173,23 +173,23 @@ def prepare(argv):
     try:
         options = parse(list(argv))
     except UsageError as exc:
-        sys.stderr.write(f"{USAGE}\n{PROG}: error: {exc}\n")
+        _say(f"{USAGE}\n{PROG}: error: {exc}\n")
         return 2
     if options is None:
-        sys.stdout.write(HELP)
+        _say(HELP, "stdout")
         return 0
     path = None
     if options.kind == "path":
         path = find_command(options.target)
         if path is None:
-            sys.stderr.write(f"{PROG}: can't open file {os.path.abspath(options.target)!r}: "
+            _say(f"{PROG}: can't open file {os.path.abspath(options.target)!r}: "
                              "[Errno 2] No such file or directory"
                              f"{_nor_command(options.target)}\n")
             return 2
     try:
         settings = resolve_settings(options.mechanism)
     except ValueError as exc:            # _config.ConfigError, a mechanism this Python lacks
-        sys.stderr.write(f"{PROG}: {str(exc).removeprefix('lazify: ')}\n")
+        _say(f"{PROG}: {str(exc).removeprefix('lazify: ')}\n")
         return 2
     enabled = settings[0]
     if enabled:
@@ -207,13 +207,22 @@ def prepare(argv):
     if options.kind == "code":
         return run_source(options.target, "<string>", ["-c", *options.args], lazy=enabled)
     if options.kind == "stdin":
-        try:
-            source = sys.stdin.buffer.read()
+        try:                             # closed (``<&-``): an empty program, as python runs
+            source = b"" if sys.stdin is None else sys.stdin.buffer.read()
         except (OSError, ValueError, AttributeError) as exc:
-            sys.stderr.write(f"{PROG}: can't read standard input: {exc}\n")
+            _say(f"{PROG}: can't read standard input: {exc}\n")
             return 2
         return run_source(source, "<stdin>", ["-", *options.args], lazy=enabled)
     return run_script(path, options.args, lazy=enabled)
+
+
+def _say(text, stream="stderr"):
+    """Write lazify run's own message on ``sys.stderr`` (or stdout): nothing where that
+    stream is closed (``2>&-``; ``None`` in ``sys``), as python's own messages go nowhere
+    there, and the exit status stays python's."""
+    out = getattr(sys, stream)
+    if out is not None:
+        out.write(text)
 
 
 def _summary_asked() -> bool:
@@ -342,12 +351,12 @@ def run_module(name: str, argv):
     try:
         spec = importlib.util.find_spec(name)
     except (ImportError, ValueError) as exc:
-        sys.stderr.write(f"{PROG}: {exc}\n")
+        _say(f"{PROG}: {exc}\n")
         return 1
     except BaseException as exc:  # a parent package failed while being imported
         return report(exc)
     if spec is None:
-        sys.stderr.write(f"{PROG}: No module named {name}\n")
+        _say(f"{PROG}: No module named {name}\n")
         return 1
     try:
         _name, spec, code = runpy._get_module_details(name)
@@ -393,7 +402,7 @@ def _runpy_error(exc: ImportError) -> int:
     if _raised_in_runpy(exc):
         # runpy's own "cannot be directly executed" and the like: python prints
         # just the message.
-        sys.stderr.write(f"{PROG}: {exc}\n")
+        _say(f"{PROG}: {exc}\n")
         return 1
     return report(exc)
 
@@ -545,13 +554,14 @@ def _python_reports(args, stdin: bytes | None = None) -> int:
     precedes it, plainly, as ``python script.py`` does)."""
     import subprocess
 
-    sys.stdout.flush()
-    sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()
     command = [sys.executable, *subprocess._args_from_interpreter_flags(), *args]
     try:
         return subprocess.run(command, input=stdin).returncode
     except OSError as exc:
-        sys.stderr.write(f"{PROG}: {args[0]}: cannot be compiled, and {sys.executable} "
+        _say(f"{PROG}: {args[0]}: cannot be compiled, and {sys.executable} "
                          f"could not be started to say why: {exc}\n")
         return 1
 

@@ -285,6 +285,65 @@ def test_enable_refuses_bad_input_in_one_line_and_changes_nothing(env, case):
     assert _app(env) == (["True", "True", "False"], "")
 
 
+@pytest.mark.parametrize("how", ["relative", "on PATH"])
+def test_enable_python_given_as_a_shell_would(env, how):
+    """``--python venv/bin/python`` from the venv's parent and ``--python python`` with
+    the venv's bin on PATH: the interpreter a shell would run there (enable asked it from
+    "/", where a relative path named nothing: 'not a Python interpreter')."""
+    if how == "relative":
+        proc = _run([env["lazify"], "enable", "--no-compile", "--python",
+                     os.path.join("venv", "bin", "python")], cwd=env["home"])
+    else:
+        path = os.path.dirname(env["python"]) + os.pathsep + os.environ.get("PATH", "")
+        proc = _run([env["lazify"], "enable", "--no-compile", "--python", "python"],
+                    cwd=env["home"], PATH=path)
+    try:
+        assert proc.returncode == 0, proc.stderr
+        assert _run([env["lazify"], "status"]).returncode == 0       # active there
+    finally:
+        _run([env["lazify"], "disable"])
+
+
+def test_enable_for_a_user_install(tmp_path, wheel):
+    """``pip install --user lazify-imports`` into a system Python, then ``lazify enable``
+    as that user: the files go into the user's site-packages (site reads it at every start
+    of that user's interpreter), not the system's, which the user cannot write (or which
+    does not exist: Debian's local/lib/python3.X/dist-packages); disable removes them."""
+    # 3.14 first: this pip (23) cannot install for 3.15
+    python = next((p for p in reversed(DEBIAN) if os.path.exists(p)), None)
+    if python is None:
+        pytest.skip(f"no system Python here that a user cannot write ({', '.join(DEBIAN)})")
+    nobody = 65534 if os.geteuid() == 0 else None
+    home = tempfile.mkdtemp(prefix="lazify-user-")
+    try:
+        os.chmod(home, 0o755)
+        user = {"PYTHONUSERBASE": os.path.join(home, "base"), "HOME": home}
+        proc = _run([sys.executable, "-m", "pip", "--python", python, "install", "-q",
+                     "--user", "--break-system-packages", "--no-deps", "--no-index", wheel],
+                    **user)
+        if proc.returncode != 0:
+            pytest.skip(f"pip cannot install --user for {python}: {proc.stderr.strip()[-200:]}")
+        if nobody is not None:
+            for top, dirs, files in os.walk(home):
+                for name in [top, *(os.path.join(top, n) for n in dirs + files)]:
+                    os.chown(name, nobody, nobody)
+        site = _run([python, "-m", "site", "--user-site"], **user).stdout.strip()
+        enable = _run([python, "-m", "lazify", "enable", "--no-compile"], user=nobody, **user)
+        assert enable.returncode == 0, enable.stderr
+        assert f"for this user ({site})" in enable.stdout
+        assert os.path.exists(os.path.join(site, "lazify-enabled.pth"))
+        probe = "import lazify; print(lazify.is_lazy_imports_enabled())"
+        assert _run([python, "-c", probe], user=nobody, **user).stdout == "True\n"
+        status = _run([python, "-m", "lazify", "status"], user=nobody, **user)
+        assert f"modules in {site}" in status.stdout, status.stdout
+        disable = _run([python, "-m", "lazify", "disable"], user=nobody, **user)
+        assert disable.returncode == 0, disable.stderr
+        assert not os.path.exists(os.path.join(site, "lazify-enabled.pth"))
+        assert _run([python, "-c", probe], user=nobody, **user).stdout == "False\n"
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
 def test_enable_with_an_unwritable_site_packages(env):
     """As another user (root writes anywhere): one line, exit 1, no file left behind."""
     nobody = 65534 if os.geteuid() == 0 else None

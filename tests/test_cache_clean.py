@@ -102,3 +102,25 @@ def test_clean_counts_only_what_it_removed(tmp_path, monkeypatch, capsys):
     out, err = capsys.readouterr()
     assert out == "lazify cache clean: removed 1 file (1.0 MB); 1 could not be removed\n"
     assert err == f"lazify cache clean: cannot remove {theirs}: [Errno 13] Permission denied\n"
+
+
+def test_clean_finds_the_files_below_pycache_prefix(tmp_path):
+    """With ``PYTHONPYCACHEPREFIX`` lazify's pycs mirror the sources' directories below
+    the prefix, with no ``__pycache__`` level: ``cache clean`` of a tree, of a file, and
+    a plain pyc there left alone (it listed none of them: 'removed 0 files')."""
+    root = write_tree(tmp_path / "app", {"mod.py": MOD, "pkg/__init__.py": "", "pkg/sub.py": MOD})
+    prefix = tmp_path / "prefix"
+    env = {"PYTHONPYCACHEPREFIX": str(prefix), "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    run_python(["-c", "import mod"], cwd=root, env_extra={**env, "PYTHONDONTWRITEBYTECODE": None},
+               check=True)
+    run_python(["-m", "lazify", "compile", str(root)], env_extra=env, check=True)
+    below = str(prefix) + os.path.abspath(str(root))
+    ours = sorted(os.path.join(d, n) for d, _, names in os.walk(below) for n in names
+                  if "lazify" in n)
+    assert len(ours) == 3 and not os.path.exists(root / "__pycache__")
+    one = run_python(["-m", "lazify", "cache", "clean", "-n", str(root / "mod.py")], env_extra=env)
+    assert one.stdout.split() == [p for p in ours if os.path.basename(p).startswith("mod.")]
+    done = run_python(["-m", "lazify", "cache", "clean", str(root)], env_extra=env)
+    assert "removed 3 files" in done.stdout, done.stdout + done.stderr
+    left = [n for d, _, names in os.walk(below) for n in names]
+    assert left == [f"mod.{sys.implementation.cache_tag}.pyc"]          # python's own

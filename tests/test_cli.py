@@ -54,6 +54,52 @@ def test_output_to_a_closed_pipe_ends_quietly(tmp_path, argv):
     assert err == ""
 
 
+@pytest.mark.parametrize("argv, closed, status", [
+    (["check", "."], ">&-", 0), (["check", "missing"], ">&- 2>&-", 1),
+    (["status"], ">&-", None), (["rewrite", "mod.py"], ">&-", 0),
+])
+def test_a_command_with_stdout_or_stderr_closed_does_its_work(tmp_path, argv, closed, status):
+    """``lazify status >&-`` (cron, a daemon): ``sys.stdout`` is None; the command runs
+    to its own exit status (status: the one it has with stdout to a file), not an
+    AttributeError traceback."""
+    write(tmp_path, "mod.py", "import json\n")
+
+    def sh(redirect):
+        return subprocess.run(["sh", "-c", f'"$0" -m lazify "$@" {redirect}', sys.executable,
+                               *argv], cwd=tmp_path, capture_output=True, text=True,
+                              env={**os.environ, "PYTHONPATH": ROOT}, timeout=120)
+
+    proc = sh(closed)
+    expected = sh(">/dev/null").returncode if status is None else status
+    assert (proc.returncode, proc.stderr) == (expected, ""), proc.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.parametrize("argv", [["check", "--format", "json", "."], ["status"],
+                                  ["diff", "mod.py"]], ids=" ".join)
+def test_output_to_a_full_disk_is_one_line(tmp_path, argv):
+    """``lazify check --format json . > report.json`` on a full disk (``/dev/full``): one
+    line saying so and exit status 1, not an OSError traceback."""
+    write(tmp_path, "mod.py", "import json\n\ndef f():\n    return json\n")
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "lazify", *argv], cwd=tmp_path,
+                              stdout=full, stderr=subprocess.PIPE, text=True, timeout=120,
+                              env={**os.environ, "PYTHONPATH": ROOT})
+    assert (proc.returncode, proc.stderr) == (
+        1, f"lazify {argv[0]}: cannot write: No space left on device\n")
+
+
+def test_a_name_stdout_cannot_encode_is_escaped(tmp_path):
+    """An ASCII stdout (the C locale without coercion, ``PYTHONIOENCODING=ascii``) and
+    ``import café``: the report says ``caf\\xe9``, not a UnicodeEncodeError traceback."""
+    write(tmp_path, "m.py", "import json\nimport café\n\ndef f():\n    return json, café\n")
+    proc = subprocess.run([sys.executable, "-m", "lazify", "check", "m.py"], cwd=tmp_path,
+                          capture_output=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": ROOT, "PYTHONIOENCODING": "ascii"})
+    assert (proc.returncode, proc.stderr) == (0, b""), proc.stderr.decode()
+    assert b"import caf\\xe9" in proc.stdout, proc.stdout
+
+
 @pytest.mark.parametrize("command, default", [
     ("rewrite", "else rewrite on every Python"),
     ("diff", "else rewrite on every Python"),

@@ -134,6 +134,24 @@ def test_compile_write_error_is_one_line_with_the_path_and_the_os_error(tmp_path
     assert "1 compiled, 0 up to date, 0 skipped, 2 failed" in proc.stdout, proc.stdout
 
 
+def test_compile_says_why_the_per_user_directory_took_nothing(tmp_path):
+    """``__pycache__`` unwritable and the per-user directory shared (XDG_CACHE_HOME of
+    several users, made by another or writable by all): one line says so, where the
+    failures alone named only ``__pycache__``."""
+    from tests.test_hook import write_tree
+
+    root = write_tree(tmp_path / "app", {"mod.py": MOD})
+    (root / "__pycache__").write_text("a file where the directory goes\n")
+    shared = tmp_path / "shared" / "lazify"
+    shared.mkdir(parents=True)
+    os.chmod(shared, 0o777)
+    proc = _compile([str(root)], env_extra={"XDG_CACHE_HOME": str(tmp_path / "shared")})
+    assert proc.returncode == 1
+    assert (f"lazify compile: the per-user cache directory {shared} is not used either: it is "
+            "not this user's alone (another user's, or writable by others)") in \
+        proc.stderr.splitlines(), proc.stderr
+
+
 def test_compile_rewrites_nothing_more_where_the_cache_cannot_be_written(tmp_path):
     """Once a directory's cache file could not be written (nor the per-user one), its
     other files fail the same way without being rewritten first: a read-only stdlib

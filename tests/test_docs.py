@@ -132,3 +132,14 @@ def test_a_results_file_named_in_code_exists(document):
         cited = RESULT_PATH.findall(FENCE.sub("", f.read()))
     missing = [path for path in cited if not os.path.exists(os.path.join(ROOT, path))]
     assert not missing, f"no such file: {missing}"
+
+
+def test_the_usage_list_of_reason_codes_is_complete():
+    """docs/usage.md's "Reason codes:" sentence, which ``--fail-on`` users read, names
+    every code (it lacked ``plain-package`` and ``audit-hook``)."""
+    with open(os.path.join(ROOT, "docs", "usage.md"), encoding="utf-8") as f:
+        text = f.read()
+    sentence = text.split("\nReason codes: ", 1)[1].split(". Their meaning", 1)[0]
+    listed = re.findall(r"`([a-z-]+)`", re.sub(r"\([^)]*\)", "", sentence))   # not the asides
+    codes = {value for value in vars(Reason).values() if isinstance(value, Reason)}
+    assert len(listed) == len(set(listed)) and set(listed) == codes, sorted(codes ^ set(listed))

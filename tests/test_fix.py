@@ -17,7 +17,7 @@ import pytest
 
 from lazify import _sources
 from lazify._fix import fix_source
-from tests._util import run_python
+from tests._util import ROOT, run_python
 
 
 def write_tree(root, files):
@@ -107,6 +107,31 @@ def test_cli_writes_in_place_and_diff_writes_nothing(tmp_path, lazify_cli):
     assert "fixed mod.py" in done.stderr
     again = lazify_cli(["fix", "--diff", "mod.py"], cwd=root)
     assert (again.returncode, again.stdout) == (0, "")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"),
+                    reason="needs RLIMIT_FSIZE")
+@pytest.mark.parametrize("command", ["fix", "rewrite"])
+def test_a_write_the_disk_cannot_take_leaves_no_file_cut_off(tmp_path, command):
+    """A disk that takes only part of the output (a full disk, a quota; here a file-size
+    limit, EFBIG): ``fix`` leaves the user's source as it was, not cut off mid-line, and
+    ``rewrite -o`` leaves no partial module in the tree; one line each, exit status 1."""
+    import resource
+    import subprocess
+
+    source = "".join(f"import module_{i}\n" for i in range(2000)) + "def f():\n    return [%s]\n" % (
+        ", ".join(f"module_{i}.x" for i in range(2000)))
+    root = write_tree(tmp_path / "app", {"mod.py": source})
+    limit = len(source.encode()) + 4096         # the source fits, the fixed one does not
+    argv = ["fix", "mod.py"] if command == "fix" else ["rewrite", "mod.py", "-o", "out"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "lazify", *argv], cwd=root, capture_output=True, text=True,
+        env={**os.environ, "PYTHONPATH": ROOT}, timeout=120,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)))
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "File too large" in proc.stderr, proc.stderr
+    assert (root / "mod.py").read_text() == source
+    assert not (root / "out").exists()
 
 
 def test_cli_bad_input_is_one_line(tmp_path, lazify_cli):

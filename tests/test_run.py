@@ -383,6 +383,47 @@ def test_run_script_that_does_not_compile_fails_as_python_does(python_says, _nam
         assert plain.returncode == 1 and "Error" in plain.stderr
 
 
+#: (lazify run's arguments, the stream closed): python's exit status and silence
+CLOSED_STREAMS = [(["-"], "<&-"), (["--help"], ">&-"), (["nope.py"], "2>&-"),
+                  (["--bogus"], "2>&-")]
+
+
+@pytest.mark.parametrize("argv, closed", CLOSED_STREAMS, ids=lambda c: " ".join(c))
+def test_run_with_a_closed_standard_stream_exits_as_python(tmp_path, argv, closed):
+    """A stream closed from the start (``<&-``, ``>&-``, ``2>&-``: ``None`` in ``sys``)
+    is python's business: ``lazify run -`` runs an empty program, and its own messages
+    go nowhere, with python's exit status; no AttributeError traceback on another
+    stream."""
+    def sh(*args):
+        return subprocess.run(["sh", "-c", f'"$0" "$@" {closed}', sys.executable, *args],
+                              cwd=tmp_path, env=child_env(), capture_output=True, text=True,
+                              timeout=120)
+
+    lazy = sh("-m", "lazify", "run", *argv)
+    python = 0 if argv == ["--help"] else sh(*argv).returncode
+    assert (lazy.returncode, lazy.stderr) == (python, ""), lazy.stderr
+
+
+def test_run_children_start_as_the_environment_starts_and_lazify_1_makes_them_lazy(tmp_path):
+    """docs/usage.md: a multiprocessing ``spawn`` worker of a ``lazify run`` program is a
+    new Python, eager in an environment never enabled; with ``LAZIFY=1`` it is lazy too."""
+    write(tmp_path, "app.py", textwrap.dedent("""\
+        import multiprocessing, sys
+
+        def lazy_here():
+            import lazify
+            return lazify.is_lazy_imports_enabled()
+
+        if __name__ == "__main__":
+            with multiprocessing.get_context("spawn").Pool(1) as pool:
+                print(lazy_here(), pool.apply(lazy_here))
+        """))
+    run = run_python(["-m", "lazify", "run", "app.py"], cwd=tmp_path, env_extra={"LAZIFY": None})
+    assert (run.stdout, run.stderr) == ("True False\n", "")
+    lazy = run_python(["app.py"], cwd=tmp_path, env_extra={"LAZIFY": "1"})
+    assert (lazy.stdout, lazy.stderr) == ("True True\n", "")
+
+
 def test_run_missing_script(tmp_path):
     proc = lazify_run(str(tmp_path / "nope.py"))
     assert proc.returncode == 2

@@ -16,11 +16,16 @@ functions that use it.
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 from typing import Sequence
 
 from . import activate, cache, check, compile, diff, fix, report, rewrite, run
-from .common import SUBCOMMANDS, interrupted, stdout_closed
+from .common import SUBCOMMANDS, interrupted, stdout_closed, usable_streams
+
+#: a write that no file of the disk can take (``> /dev/full``, a full disk, a quota): the
+#: commands' own files say so per file; stdout, or anything else, ends the command
+_FULL = {getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG") if hasattr(errno, name)}
 
 #: the command modules, in the order ``lazify --help`` lists their commands
 _MODULES = (check, rewrite, diff, fix, run, compile, report, cache, activate)
@@ -30,7 +35,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``lazify`` command line and return its exit code.
 
     Output to a closed pipe (``lazify check src | head``) ends the command quietly with
-    exit status 1, as pip and black end (:func:`.common.stdout_closed`); Ctrl-C ends it
+    exit status 1, as pip and black end (:func:`.common.stdout_closed`), and output to a
+    full disk with one line and exit status 1; a stdout or stderr closed from the start
+    is ``os.devnull``, and a stdout that cannot encode a name escapes it; Ctrl-C ends it
     with one line and exit status 130, not a traceback.
     ``lazify run`` is left alone: the program it runs meets a closed pipe as under
     ``python``."""
@@ -39,6 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from lazify._run import main as run_main
 
         return run_main(argv[1:])
+    usable_streams()
     parser = _build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -53,6 +61,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         stdout_closed()
         return 1
+    except OSError as exc:
+        if exc.errno not in _FULL:
+            raise
+        where = f"{exc.filename}: " if exc.filename else ""
+        _say(f"lazify {args.command}: cannot write: {where}{exc.strerror or exc}")
+        stdout_closed()
+        return 1
     except KeyboardInterrupt:            # Ctrl-C: one line, the shell's 128 + SIGINT
         interrupted(args.command)
         return 130
@@ -61,6 +76,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         interrupted(args.command)
         return 130
+
+
+def _say(line: str) -> None:
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except Exception:                    # stderr on the same full disk: nothing to say it on
+        pass
 
 
 def _raised_by_ctrl_c(exc) -> bool:

@@ -67,6 +67,70 @@ def planned_mechanism(args, command):
     return mechanism or (default_mechanism() if command == "check" else "rewrite")
 
 
+def usable_streams() -> None:
+    """Streams a command can always write to.  Started with stdout or stderr closed
+    (``>&-``, a daemon, cron), it finds ``None`` there and does its work all the same: its
+    output goes to ``os.devnull`` (``lazify enable >&-`` still enables, ``check`` still
+    exits 1 on a failure).  A stdout that cannot encode a name (an ASCII locale,
+    ``PYTHONIOENCODING=ascii``: ``import café``) writes it escaped (``caf\\xe9``), as
+    stderr does, not a UnicodeEncodeError traceback."""
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))
+    if getattr(sys.stdout, "errors", None) == "strict" and hasattr(sys.stdout, "reconfigure"):
+        try:
+            sys.stdout.reconfigure(errors="backslashreplace")
+        except (ValueError, OSError):    # a stream that does not take it: as it is
+            pass
+
+
+#: no newline translation where the system has it (Windows)
+_BINARY = getattr(os, "O_BINARY", 0)
+
+
+def write_whole(path: str, data: bytes) -> None:
+    """Write *data* to *path*, whole or not at all: a full disk or a quota must not leave
+    a user's source cut off mid-line (``lazify fix``) or an empty module in a rewritten
+    tree (``rewrite -o``).  An existing file is replaced in place (its inode, mode, owner
+    and links kept) after the space it grows by is claimed at its end; a new file that
+    cannot be written whole is removed.  :raises OSError: as the system said."""
+    try:
+        fd = os.open(path, os.O_RDWR | _BINARY)
+    except FileNotFoundError:
+        _write_new(path, data)
+        return
+    try:
+        size = os.fstat(fd).st_size
+        if len(data) > size:             # claim the space first: the source is unchanged
+            try:
+                _write_all(fd, data[size:], size)
+            except OSError:
+                os.ftruncate(fd, size)
+                raise
+        _write_all(fd, data, 0)          # the same blocks, or fewer
+        os.ftruncate(fd, len(data))
+    finally:
+        os.close(fd)
+
+
+def _write_new(path: str, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _BINARY, 0o666)
+    try:
+        _write_all(fd, data, 0)
+    except BaseException:
+        os.close(fd)
+        os.unlink(path)
+        raise
+    os.close(fd)
+
+
+def _write_all(fd: int, data: bytes, offset: int) -> None:
+    os.lseek(fd, offset, os.SEEK_SET)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
 def stdout_closed() -> None:
     """The reader of stdout is gone (``lazify check | head``): the rest of the output goes
     to ``os.devnull``, so that the interpreter's own flush at exit finds nothing to

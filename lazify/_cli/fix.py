@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .common import label, print_diff, relative, stdout_closed
+from .common import label, print_diff, relative, stdout_closed, write_whole
 
 
 def run(args) -> int:
@@ -52,9 +52,7 @@ def run(args) -> int:
                 return 1
             continue
         try:
-            with open(path, "r+b") as f:
-                f.write(new)
-                f.truncate()
+            write_whole(path, new)
         except OSError as e:
             print(f"lazify fix: {path}: {e.strerror or e}", file=sys.stderr)
             failed += 1

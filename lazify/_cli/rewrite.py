@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import sys
 
-from .common import SOURCE_MECHANISM_OPTION, files_or_report, planned_mechanism, rewrite_each
+from .common import (SOURCE_MECHANISM_OPTION, files_or_report, planned_mechanism, rewrite_each,
+                     write_whole)
 
 
 def run(args) -> int:
@@ -62,8 +63,7 @@ def run(args) -> int:
 
 def _write(dest: str, data: bytes) -> None:
     os.makedirs(os.path.dirname(dest) or ".", exist_ok=True)
-    with open(dest, "wb") as f:
-        f.write(data)
+    write_whole(dest, data)
 
 
 #: ``(name, help, description, [(flags, add_argument options)])``: :func:`run` runs it
