@@ -1470,29 +1470,38 @@ class _Namespace(tuple if _TUPLE_LAYOUT else object):
         if state.lazy_generation == settings.generation or state._refresh():
             modules = sys.modules
             namespace = state.namespace
+            pending = state.pending
             for module, asname in aliases:
-                loaded = modules.get(module)
-                if loaded is not None and (asname is not None or "." not in module):
-                    try:
-                        # (sys, builtins, _imp: specs without _initializing, which
-                        # raised as an AttributeError would cost more than getattr)
-                        initializing = getattr(loaded.__spec__, "_initializing", False)
-                    except AttributeError:
-                        initializing = False
-                    bound = module if asname is None else asname
-                    if not initializing and bound not in state.pending:
-                        namespace[bound] = loaded
-                        if state.unbound and bound in state.unbound:
-                            state._forget_unbound(bound)
+                if asname is None:
+                    if "." in module:
+                        state.register_import(module, None, sys._getframe(1))
+                        pending = state.pending
                         continue
-                elif loaded is None and "." not in module \
-                        and (module if asname is None else asname) not in state.pending:
-                    # not imported yet: pending (what register_import would decide)
-                    state.register(module if asname is None else asname,
-                                   _Entry(_TOP if asname is None else _AS, module, 0, None,
-                                          asname, sys._getframe(1)), True)
-                    continue
+                    bound = module
+                else:
+                    bound = asname
+                if bound not in pending:
+                    loaded = modules.get(module)
+                    if loaded is not None:
+                        try:
+                            # importlib leaves it False on every module it loaded
+                            # (sys and builtins have none: the AttributeError)
+                            initializing = loaded.__spec__._initializing
+                        except AttributeError:
+                            initializing = False
+                        if not initializing:
+                            namespace[bound] = loaded
+                            if state.unbound and bound in state.unbound:
+                                state._forget_unbound(bound)
+                            continue
+                    elif "." not in module:
+                        # not imported yet: pending (what register_import would decide)
+                        state.register(bound, _Entry(_TOP if asname is None else _AS, module,
+                                                     0, None, asname, sys._getframe(1)), True)
+                        pending = state.pending
+                        continue
                 state.register_import(module, asname, sys._getframe(1))
+                pending = state.pending
             return
         frame = sys._getframe(1)
         for module, asname in aliases:
@@ -1513,7 +1522,8 @@ class _Namespace(tuple if _TUPLE_LAYOUT else object):
                 loaded = sys.modules.get(target) if target is not None else None
             if loaded is not None:
                 try:
-                    initializing = getattr(loaded.__spec__, "_initializing", False)
+                    # importlib leaves it False on every module it loaded
+                    initializing = loaded.__spec__._initializing
                 except AttributeError:
                     initializing = False
                 if not initializing:
@@ -1523,12 +1533,14 @@ class _Namespace(tuple if _TUPLE_LAYOUT else object):
                     except AttributeError:
                         space = _NO_DICT
                     shared = None
+                    namespace = state.namespace
                     for attr, asname in aliases:
                         value = space.get(attr, _MISSING)
                         bound = attr if asname is None else asname
-                        if value is not _MISSING and bound not in state.pending and (
-                                _LazyImportType is None or type(value) is not _LazyImportType):
-                            state.namespace[bound] = value
+                        # (type(value) is never None: no PEP 810 before 3.15)
+                        if value is not _MISSING and type(value) is not _LazyImportType \
+                                and bound not in state.pending:
+                            namespace[bound] = value
                             if state.unbound and bound in state.unbound:
                                 state._forget_unbound(bound)
                             continue

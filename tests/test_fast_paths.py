@@ -40,8 +40,12 @@ TREE = {
         from pkg.a import VALUE, OTHER as other
         import pkg.sub.user
         import json
+        import odd_nospec, odd_bare, odd_half
+        from odd_bare import ATTR as bare_attr
+        from odd_half import ATTR as half_attr
         NAMES = ["os", "json", "dom", "email", "loaded_first", "X", "OrderedDict", "dd",
-                 "nope", "missing_module_here", "a", "b", "VALUE", "other", "pkg"]
+                 "nope", "missing_module_here", "a", "b", "VALUE", "other", "pkg",
+                 "odd_nospec", "odd_bare", "odd_half", "bare_attr", "half_attr"]
         """),
 }
 
@@ -76,6 +80,17 @@ def loaded():
     return [m for m in WATCH if m in sys.modules]
 
 import loaded_first
+# modules put in sys.modules by hand: no __spec__, a spec without _initializing (the
+# fast paths take the AttributeError: bound at once), one still initializing (pending)
+import types
+from importlib.machinery import ModuleSpec
+for name, spec in (("odd_nospec", None), ("odd_bare", ModuleSpec("odd_bare", None)),
+                   ("odd_half", ModuleSpec("odd_half", None))):
+    odd = types.ModuleType(name)
+    odd.__spec__ = spec
+    odd.ATTR = name
+    sys.modules[name] = odd
+sys.modules["odd_half"].__spec__._initializing = True
 print("before", loaded())
 import app
 print("rewritten", "__lazy__" in vars(app))
@@ -126,4 +141,8 @@ def test_the_fast_paths_decide_as_register_does(tmp_path):
     assert "rewritten True" in on
     # the scenarios reach both kinds of decision: bound at once, and pending
     assert "os False os" in on and "json True json" in on
+    # modules others put in sys.modules: bound at once unless still initializing
+    assert "odd_nospec False odd_nospec" in on and "odd_bare False odd_bare" in on
+    assert "bare_attr False odd_bare" in on
+    assert "odd_half True odd_half" in on and "half_attr True odd_half" in on
     assert off == on
