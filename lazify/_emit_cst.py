@@ -75,24 +75,23 @@ def emit_cst(source: str | bytes, plan: Plan) -> str | bytes:
         return _emit(source, plan)
 
 
-#: the recursion limit for the planner's and libcst's walks (recursive, in Python: two
-#: frames a level for the planner, about four for libcst): a sum of 400 terms, which
-#: Python compiles (up to about 2500 on 3.11), is beyond the default 1000
+#: the recursion limit for libcst's walks (it visits a tree recursively, in Python,
+#: about four frames a level): a sum of 400 terms, which Python compiles, is beyond 1000
 _DEPTH = 10_000
 
 
 @contextmanager
 def deep_enough():
-    """Plan and emit with the recursion limit at :data:`_DEPTH` at least; a tree deeper
-    still is :class:`CannotParse` (one line: not rewritable by the commands), not a
-    lazify internal error."""
+    """Run libcst's parse and walks with the recursion limit at :data:`_DEPTH` at least;
+    a tree deeper still is :class:`CannotParse` (one line, the import hook still
+    rewrites it), not a lazify internal error."""
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, _DEPTH))
     try:
         yield
     except RecursionError:
-        raise CannotParse("nested deeper than the planner's and libcst's recursive walks "
-                          f"allow (libcst {_libcst_version()})") from None
+        raise CannotParse(f"libcst {_libcst_version()} cannot walk it (nested deeper than "
+                          f"its recursion allows)") from None
     finally:
         sys.setrecursionlimit(old)
 

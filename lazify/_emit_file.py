@@ -20,7 +20,7 @@ def rewrite_file(path: str, excluding=None, mechanism: str = "rewrite") -> tuple
     be read or parsed.
     """
     from lazify import _sources
-    from lazify._emit_cst import CannotParse, deep_enough, emit_cst
+    from lazify._emit_cst import CannotParse, emit_cst
     from lazify._rewrite import plan_source
 
     try:
@@ -29,13 +29,12 @@ def rewrite_file(path: str, excluding=None, mechanism: str = "rewrite") -> tuple
         raise RewriteFailed(e.located()) from None
     module, is_package = _sources.module_name_for(path)
     try:
-        with deep_enough():              # the planner's walk and libcst's: recursive
-            # portable: the same output whichever Python prints it, runnable on all of them
-            plan = plan_source(tree, data, path, module=module, is_package=is_package,
-                               excluding=excluding, mechanism=mechanism, portable=True)
-            if not plan.changes_module:
-                return data, data
-            return data, emit_cst(data, plan)
+        # portable: the same output whichever Python prints it, runnable on all of them
+        plan = plan_source(tree, data, path, module=module, is_package=is_package,
+                           excluding=excluding, mechanism=mechanism, portable=True)
+        if not plan.changes_module:
+            return data, data
+        return data, emit_cst(data, plan)
     except CannotParse as e:
         # Valid for this Python, but libcst cannot parse it (newer syntax than it knows,
         # or a libcst bug): not rewritable here; the import hook rewrites it at run time.

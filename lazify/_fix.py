@@ -82,9 +82,9 @@ def fix_source(data: bytes, path: str, style: str, excluding=None) -> bytes:
         tree = _sources.parse(data, path)
     except _sources.PARSE_ERRORS as e:
         raise FixFailed(_sources.SourceError(path, e).located()) from None
+    plan = plan_for(path, data, tree, excluding)
     try:
-        with deep_enough():              # the planner's walk and libcst's: recursive
-            plan = plan_for(path, data, tree, excluding)
+        with deep_enough():
             if style == "keyword":
                 return _keyword(data, plan)
             return _lazy_modules(data, tree, plan)

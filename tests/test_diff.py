@@ -115,11 +115,10 @@ def test_rewrite_single_file_to_output(project):
 @pytest.mark.parametrize("command", ["rewrite", "fix"])
 def test_a_deeply_nested_expression_python_compiles_is_rewritten(tmp_path, command, capsysbinary,
                                                                   monkeypatch):
-    """A sum of 900 terms (generated code: a table, a long concatenation) compiles, and
-    the planner and libcst walk trees recursively in Python: rewrite and fix raise the
-    recursion limit for the walks, instead of failing with 'lazify internal error:
-    RecursionError' (900 terms: beyond the default limit for the planner too, on 3.10)."""
-    source = "import json\n\ndef f():\n    return json.x + %s\n" % " + ".join(["1"] * 900)
+    """A sum of 400 terms (generated code: a table, a long concatenation) compiles, and
+    libcst walks trees recursively in Python: rewrite and fix raise the recursion limit for
+    the walk, instead of failing with 'lazify internal error: RecursionError'."""
+    source = "import json\n\ndef f():\n    return json.x + %s\n" % " + ".join(["1"] * 400)
     write(tmp_path, "deep.py", source)
     monkeypatch.chdir(tmp_path)
     limit = sys.getrecursionlimit()
