@@ -20,8 +20,6 @@ hook's path.
 from __future__ import annotations
 
 import re
-import sys
-from contextlib import contextmanager
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -29,7 +27,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from . import _entry_points as ep
 from ._plan import EmitError, Plan, check_applied
 
-__all__ = ["HEADER", "CannotParse", "EmitError", "deep_enough", "emit_cst", "header_code"]
+__all__ = ["HEADER", "CannotParse", "EmitError", "emit_cst", "header_code"]
 
 #: The two header statements, on one line, without fallback names.
 HEADER = (
@@ -71,32 +69,6 @@ def emit_cst(source: str | bytes, plan: Plan) -> str | bytes:
     """
     if not plan.changes_module:
         return source
-    with deep_enough():
-        return _emit(source, plan)
-
-
-#: the recursion limit for libcst's walks (it visits a tree recursively, in Python,
-#: about four frames a level): a sum of 400 terms, which Python compiles, is beyond 1000
-_DEPTH = 10_000
-
-
-@contextmanager
-def deep_enough():
-    """Run libcst's parse and walks with the recursion limit at :data:`_DEPTH` at least;
-    a tree deeper still is :class:`CannotParse` (one line, the import hook still
-    rewrites it), not a lazify internal error."""
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, _DEPTH))
-    try:
-        yield
-    except RecursionError:
-        raise CannotParse(f"libcst {_libcst_version()} cannot walk it (nested deeper than "
-                          f"its recursion allows)") from None
-    finally:
-        sys.setrecursionlimit(old)
-
-
-def _emit(source, plan):
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as e:

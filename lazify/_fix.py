@@ -76,7 +76,7 @@ def fix_source(data: bytes, path: str, style: str, excluding=None) -> bytes:
     :raises FixFailed: when the file cannot be parsed (by Python or by libcst).
     """
     from lazify import _sources
-    from lazify._emit_cst import CannotParse, deep_enough
+    from lazify._emit_cst import CannotParse
 
     try:
         tree = _sources.parse(data, path)
@@ -84,10 +84,9 @@ def fix_source(data: bytes, path: str, style: str, excluding=None) -> bytes:
         raise FixFailed(_sources.SourceError(path, e).located()) from None
     plan = plan_for(path, data, tree, excluding)
     try:
-        with deep_enough():
-            if style == "keyword":
-                return _keyword(data, plan)
-            return _lazy_modules(data, tree, plan)
+        if style == "keyword":
+            return _keyword(data, plan)
+        return _lazy_modules(data, tree, plan)
     except CannotParse as e:
         raise FixFailed(f"{path}: {e}; not fixable by `lazify fix`") from None
 

@@ -112,24 +112,6 @@ def test_rewrite_single_file_to_output(project):
     assert (project / "dir" / "lazy.py").read_bytes() == LAZY_REWRITTEN.encode()
 
 
-@pytest.mark.parametrize("command", ["rewrite", "fix"])
-def test_a_deeply_nested_expression_python_compiles_is_rewritten(tmp_path, command, capsysbinary,
-                                                                  monkeypatch):
-    """A sum of 400 terms (generated code: a table, a long concatenation) compiles, and
-    libcst walks trees recursively in Python: rewrite and fix raise the recursion limit for
-    the walk, instead of failing with 'lazify internal error: RecursionError'."""
-    source = "import json\n\ndef f():\n    return json.x + %s\n" % " + ".join(["1"] * 400)
-    write(tmp_path, "deep.py", source)
-    monkeypatch.chdir(tmp_path)
-    limit = sys.getrecursionlimit()
-    argv = ["rewrite", "deep.py"] if command == "rewrite" else ["fix", "--diff", "deep.py"]
-    status = main(argv)
-    out, err = capsysbinary.readouterr()
-    assert (status, err) == (0 if command == "rewrite" else 1, b"")
-    assert (b"__lazy__" if command == "rewrite" else b"+lazy import json") in out
-    assert sys.getrecursionlimit() == limit
-
-
 @pytest.mark.parametrize(
     "argv",
     [["rewrite", "src/app"], ["rewrite", "missing.py"], ["rewrite", "src/app", "-o", "src/app/plain.py"]],
