@@ -23,7 +23,10 @@ alternating:
 (``valgrind --tool=callgrind``, one run each after the timed rounds,
 ``PYTHONHASHSEED=0``): the deterministic figure beside the noisy wall time.
 The machines are shared and noisy: each figure is the median of per-round
-ratios, never an absolute time.
+ratios, never an absolute time.  Beside each wall-time ratio, the ratio of the two
+processes' own CPU time (user+sys): a process that waited for a core shows in the
+first, not in the second (a cold run's rewrite after the program, a detached
+process, is in neither).
 """
 
 from __future__ import annotations
@@ -109,17 +112,36 @@ def clean_env(extra=None) -> dict:
     return env
 
 
-def timed(python: str, env: dict, cwd: str) -> float:
+def timed(python: str, env: dict, cwd: str) -> tuple:
+    """One run of main.py: (wall seconds, user+sys CPU seconds of the process).
+
+    On a shared machine the wall time also holds the time the process waited for a
+    core; its CPU time (the children's usage before and after it) does not."""
+    before = _children_cpu()
     start = time.perf_counter()
     proc = subprocess.run([python, "main.py"], env=env, cwd=cwd, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
+    cpu = _children_cpu() - before
     if proc.returncode or proc.stdout.strip() != "True":
         raise SystemExit(f"failed under {env.get('PYTHONPATH')}:\n{proc.stdout}{proc.stderr}")
-    return elapsed
+    return elapsed, cpu
 
 
-def paired(python, plain_env, lazy_env, cwd, rounds, fresh=None) -> float:
-    ratios = []
+def _children_cpu() -> float:
+    """user+sys CPU seconds of this process's waited-for children (0.0 without
+    ``resource``: Windows)."""
+    try:
+        import resource
+    except ImportError:
+        return 0.0
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def paired(python, plain_env, lazy_env, cwd, rounds, fresh=None) -> tuple:
+    """Median lazy/plain ratios over rounds of one run per side, order alternating:
+    (wall, CPU)."""
+    walls, cpus = [], []
     for index in range(rounds):
         sides = [("plain", plain_env), ("lazy", lazy_env)]
         if index % 2:
@@ -129,8 +151,10 @@ def paired(python, plain_env, lazy_env, cwd, rounds, fresh=None) -> float:
             if fresh is not None:
                 env = {**env, "PYTHONPYCACHEPREFIX": fresh(side, index)}
             measured[side] = timed(python, env, cwd)
-        ratios.append(measured["lazy"] / measured["plain"])
-    return statistics.median(ratios)
+        walls.append(measured["lazy"][0] / measured["plain"][0])
+        if measured["plain"][1]:
+            cpus.append(measured["lazy"][1] / measured["plain"][1])
+    return statistics.median(walls), statistics.median(cpus) if cpus else float("nan")
 
 
 def instructions(python: str, env: dict, cwd: str) -> int:
@@ -201,8 +225,10 @@ def main(argv=None) -> int:
         counts = result["instructions"]
         extra = (f", warm instructions {counts['lazy'] / counts['plain']:.3f}x "
                  f"({counts['lazy'] / 1e6:.1f}M / {counts['plain'] / 1e6:.1f}M)" if counts else "")
-        print(f"{version}: every import used (read in the {args.uses}), lazify/plain: warm {result['warm']:.2f}x, "
-              f"cold {result['cold']:.2f}x{extra}", flush=True)
+        (warm, warm_cpu), (cold, cold_cpu) = result["warm"], result["cold"]
+        print(f"{version}: every import used (read in the {args.uses}), lazify/plain: "
+              f"warm {warm:.2f}x (CPU {warm_cpu:.2f}x), cold {cold:.2f}x (CPU {cold_cpu:.2f}x)"
+              f"{extra}", flush=True)
     return 0
 
 
