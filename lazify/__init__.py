@@ -16,7 +16,7 @@ __version__ = "0.1.0"
 #: the modules every start-up with lazify on loads besides this one, in the order they
 #: import each other (tests/test_hook.py pins them); read from one file when it is
 #: current, :mod:`lazify._startup_bundle`
-STARTUP_MODULES = ("_settings", "_guarded", "_native", "_os", "_cache", "_hook")
+STARTUP_MODULES = ("_settings", "_os", "_guarded", "_native", "_cache", "_hook")
 #: the source name whose cache path (``__pycache__``, the interpreter's tag and
 #: optimization level, ``sys.pycache_prefix``) is that file's
 STARTUP_BUNDLE = "__startup__.py"
