@@ -15,7 +15,7 @@ import os
 import sys
 import time
 
-from . import _cache, _cache_write, _hook, _mechanism, _settings, _sources
+from . import _cache, _cache_write, _hook, _mechanism, _os, _settings, _sources, _startup_bundle
 
 #: below this many files the work is done in this process: a pool costs more
 IN_PROCESS_BELOW = 48
@@ -55,10 +55,13 @@ def compile_paths(paths, *, hash_based=False, mechanism=None, jobs=None, env=Fal
         env_roots, skip_under = environment_paths()
         roots += env_roots
     # the rewriter's dependencies, measured and kept even under PYTHONDONTWRITEBYTECODE
-    # (compile writes anyway): the starts that follow read them, and never measure
+    # (compile writes anyway): the starts that follow read them, and never measure;
+    # with --env, lazify's start-up bundle too (:mod:`lazify._startup_bundle`)
     dont_write, sys.dont_write_bytecode = sys.dont_write_bytecode, False
     try:
         _hook.plain_modules()
+        if env:
+            _startup_bundle.write(_os.dirname(_os.abspath(_hook.__file__)) + _os.sep)
     finally:
         sys.dont_write_bytecode = dont_write
     from . import _rewrite  # noqa: F401  (imported once, before the workers fork)
