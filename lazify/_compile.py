@@ -183,7 +183,7 @@ def _one(path, hash_based, force):
     except Exception as exc:
         return (FAILED, path, f"{path}: {type(exc).__name__}: {exc}")
     use_hash = hash_based or _cache_write.want_hash(path)
-    if not use_hash and _cache_write.is_too_fresh(st.st_mtime):
+    if not use_hash and _cache.is_too_fresh(st.st_mtime):
         return (FRESH, path, None)       # the parent waits out that second
     return _write(path, code, st, data, use_hash)
 
@@ -201,7 +201,7 @@ def _wait_out_fresh(fresh, hash_based):
     if not stats:
         return
     newest = max(int(st.st_mtime) for st in stats.values())
-    delay = newest + 2 - _cache_write.clock()
+    delay = newest + 2 - _cache.clock()
     if 0 < delay <= 3:
         time.sleep(delay)
     for path, st in stats.items():
@@ -215,7 +215,7 @@ def _wait_out_fresh(fresh, hash_based):
         except Exception as exc:
             yield (FAILED, path, f"{path}: {type(exc).__name__}: {exc}")
             continue
-        yield _write(path, code, st, data, hash_based or _cache_write.is_too_fresh(st.st_mtime))
+        yield _write(path, code, st, data, hash_based or _cache.is_too_fresh(st.st_mtime))
 
 
 def _os_error(exc: OSError) -> str:

@@ -14,7 +14,13 @@ then) or this user cannot write there (every start imports the modules one by on
 as before the bundle).
 
 The format: the interpreter's magic number, then the marshalled tuple of
-``(name, source mtime_ns, source size, code)`` for each module, in order.
+``(name, source mtime, source size, code)`` for each module, in order.  The mtime
+is in whole seconds, as a pyc records it: a copy that keeps only seconds (GNU tar's
+default format, a zip) leaves the bundle current, as it leaves CPython's own pycs;
+nanoseconds would make every start after such a copy import the modules one by one
+and write the bundle again.  A source modified within the last second is not
+bundled (:func:`lazify._cache.is_too_fresh`): an edit in the same second, of the
+same size, could not be told apart.
 """
 
 import marshal
@@ -42,7 +48,7 @@ def write(here):
 def bundle_bytes(here):
     """The bundle's bytes, or None when a source was modified within the last second
     (an edit in the same second, of the same size, could not be told apart)."""
-    from ._cache_write import is_too_fresh
+    from ._cache import is_too_fresh
 
     entries = []
     for name in STARTUP_MODULES:
@@ -52,5 +58,5 @@ def bundle_bytes(here):
             return None
         fullname = f"{__package__}.{name}"
         code = _external.SourceFileLoader(fullname, path).get_code(fullname)
-        entries.append((name, st.st_mtime_ns, st.st_size, code))
+        entries.append((name, int(st.st_mtime), st.st_size, code))
     return _external.MAGIC_NUMBER + marshal.dumps(tuple(entries))
