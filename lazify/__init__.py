@@ -25,7 +25,7 @@ STARTUP_BUNDLE = "__startup__.py"
 def _load_startup_modules():
     """Load :data:`STARTUP_MODULES` from the start-up bundle when it holds the code of
     their sources as they are; else leave them to be imported one by one, as Python
-    does, and note the bundle for :func:`install` to write.
+    does, and return the bundle's path, for the hook's install to write it.
 
     Each module is made as the import system makes it (its spec, loader, module
     attributes, ``sys.modules``, the import lock while its body runs): only the path
@@ -33,9 +33,8 @@ def _load_startup_modules():
     import _imp
     import sys
 
-    global _unbundled
     if "lazify._settings" in sys.modules:         # importlib.reload(lazify)
-        return
+        return None
     from _frozen_importlib import module_from_spec
     from _frozen_importlib_external import (MAGIC_NUMBER, SourceFileLoader, _os,
                                             cache_from_source, path_sep,
@@ -64,8 +63,7 @@ def _load_startup_modules():
         # imported as this package's imports and install() ask for them, not here:
         # a submodule imported while lazify itself initializes takes lazify's module
         # lock twice (about 0.45 M instructions for the six, on 3.15)
-        _unbundled = bundle
-        return
+        return bundle
     package = sys.modules[__name__]
     # the import lock, which the import system takes to make or find a module's own
     # lock: a thread importing one of these modules meanwhile waits for all of them
@@ -91,53 +89,19 @@ def _load_startup_modules():
             setattr(package, name, module)
     finally:
         _imp.release_lock()
+    return None
 
 
-def _write_startup_bundle():
-    """Write the start-up bundle once, when this start imported the modules one by one
-    (:mod:`lazify._startup_bundle`, imported only to write): not under
-    ``PYTHONDONTWRITEBYTECODE``, not where this user cannot create the file (its
-    directory, or the one above when ``__pycache__`` is not there yet), not while a
-    source is too fresh to be recorded (:func:`lazify._cache.is_too_fresh`).  Where
-    one of these persists (a lazify installed where its user cannot write, a source
-    dated in the future) every start would import the writer for nothing: 1.9 M
-    instructions on 3.15, more than the bundle saves."""
-    import sys
-    from _frozen_importlib_external import _os, path_sep
-
-    from ._cache import is_too_fresh
-
-    global _unbundled
-    bundle, _unbundled = _unbundled, None
-    if bundle is None or sys.dont_write_bytecode:
-        return
-    directory = bundle.rpartition(path_sep)[0]
-    if not _os.access(directory, _os.F_OK):
-        directory = directory.rpartition(path_sep)[0]
-    if not _os.access(directory, _os.W_OK | _os.X_OK):
-        return
-    here = __path__[0] + path_sep
-    try:
-        for name in STARTUP_MODULES:
-            if is_too_fresh(_os.stat(f"{here}{name}.py").st_mtime):
-                return
-    except OSError:
-        return
-    from . import _startup_bundle
-
-    _startup_bundle.write(here)
-
-
-#: the start-up bundle's path when this start imported the modules one by one (it was
-#: missing, stale or corrupt): :func:`install` writes it
-_unbundled = None
-
-_load_startup_modules()
+_unbundled = _load_startup_modules()
 del _load_startup_modules
 
 from ._settings import DEFAULT_EXCLUDING as DEFAULT_EXCLUDING  # noqa: E402
 from ._settings import is_lazy_imports_enabled as is_lazy_imports_enabled  # noqa: E402
 from ._settings import set_lazy_imports as set_lazy_imports  # noqa: E402
+from ._settings import settings as _state  # noqa: E402
+
+_state.unbundled = _unbundled
+del _unbundled, _state
 
 
 def install(*, enabled=None, excluding=None, mechanism=None):
@@ -193,8 +157,6 @@ def install(*, enabled=None, excluding=None, mechanism=None):
         excluding = frozenset({*DEFAULT_EXCLUDING, *names})
     _install(enabled=True if enabled is None else enabled, excluding=excluding,
              mechanism=mechanism)
-    if _unbundled is not None:
-        _write_startup_bundle()
 
 
 def uninstall():

@@ -173,3 +173,13 @@ def test_without_a_bundle_lazify_imports_its_modules_as_it_did_before(package):
     proc = run_python(code, cwd=package.parent, check=True,
                       env_extra={"PYTHONPATH": str(package.parent), "PYTHONDONTWRITEBYTECODE": "1"})
     assert proc.stdout.split() == ["lazify", "lazify._settings"]
+
+
+def test_lazify_run_writes_the_bundle(package):
+    """``lazify run`` installs the hook without ``lazify.install()``: the hook's install
+    writes the bundle, whichever way lazify was switched on."""
+    (package.parent / "prog.py").write_text("import json\nprint(json.dumps([1]))\n")
+    proc = run_python(["-m", "lazify", "run", "prog.py"], cwd=package.parent, check=True,
+                      env_extra={"PYTHONPATH": str(package.parent), "LAZIFY_MECHANISM": None})
+    assert (proc.stdout, proc.stderr) == ("[1]\n", "")
+    assert os.path.exists(bundle_of(package))
