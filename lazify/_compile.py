@@ -55,13 +55,10 @@ def compile_paths(paths, *, hash_based=False, mechanism=None, jobs=None, env=Fal
         env_roots, skip_under = environment_paths()
         roots += env_roots
     # the rewriter's dependencies, measured and kept even under PYTHONDONTWRITEBYTECODE
-    # (compile writes anyway): the starts that follow read them, and never measure;
-    # with --env, lazify's start-up bundle too (:mod:`lazify._startup_bundle`)
+    # (compile writes anyway): the starts that follow read them, and never measure
     dont_write, sys.dont_write_bytecode = sys.dont_write_bytecode, False
     try:
         _hook.plain_modules()
-        if env:
-            _startup_bundle.write(_os.dirname(_os.abspath(_hook.__file__)) + _os.sep)
     finally:
         sys.dont_write_bytecode = dont_write
     from . import _rewrite  # noqa: F401  (imported once, before the workers fork)
@@ -88,6 +85,8 @@ def compile_paths(paths, *, hash_based=False, mechanism=None, jobs=None, env=Fal
         tally[kind].append((kind, path, detail))
         if kind == FAILED:
             said(kind, detail)
+    if env:
+        _write_startup_bundle()
     if len(tally[FAILED]) > SHOWN_FAILURES:
         print(f"lazify compile: {len(tally[FAILED]) - SHOWN_FAILURES} more files failed "
               f"(not listed)", file=sys.stderr)
@@ -98,6 +97,24 @@ def compile_paths(paths, *, hash_based=False, mechanism=None, jobs=None, env=Fal
         print(f"lazify compile: {message}", file=sys.stderr)
     _summary(tally, errors, time.perf_counter() - started, _jobs(jobs, len(files)))
     return 1 if errors or tally[FAILED] or tally[SYNTAX] else 0
+
+
+def _write_startup_bundle():
+    """lazify's start-up bundle (:mod:`lazify._startup_bundle`), for ``--env``, even under
+    ``PYTHONDONTWRITEBYTECODE`` (no start writes it then), waiting out the second its
+    sources were written in as :func:`_wait_out_fresh` does: ``pip install lazify &&
+    lazify compile --env`` runs within it, and a source too fresh is not bundled."""
+    from . import STARTUP_MODULES
+
+    here = _os.dirname(_os.abspath(_hook.__file__)) + _os.sep
+    try:
+        newest = max(int(os.stat(f"{here}{name}.py").st_mtime) for name in STARTUP_MODULES)
+    except OSError:
+        return
+    delay = newest + 2 - _cache.clock()
+    if 0 < delay <= 3:
+        time.sleep(delay)
+    _startup_bundle.write(here)
 
 
 #: files that failed, listed one line each before the rest are only counted

@@ -183,3 +183,17 @@ def test_lazify_run_writes_the_bundle(package):
                       env_extra={"PYTHONPATH": str(package.parent), "LAZIFY_MECHANISM": None})
     assert (proc.stdout, proc.stderr) == ("[1]\n", "")
     assert os.path.exists(bundle_of(package))
+
+
+def test_compile_env_right_after_an_install_writes_the_bundle(package):
+    """``pip install lazify && lazify compile --env`` under PYTHONDONTWRITEBYTECODE, as
+    an image is built: the sources are seconds old, and no start will write the bundle;
+    compile waits out their second (it wrote nothing before)."""
+    now = time.time()
+    for path in package.glob("*.py"):
+        os.utime(path, (now, now))
+    code = ("import lazify._compile as c; c.environment_paths = lambda: ([], ()); "
+            "raise SystemExit(c.compile_paths([], env=True, progress=False))")
+    run_python(code, cwd=package.parent, check=True,
+               env_extra={"PYTHONPATH": str(package.parent), "PYTHONDONTWRITEBYTECODE": "1"})
+    assert start(package, PYTHONDONTWRITEBYTECODE="1")[:2] == [MODULES, "bundle"]
