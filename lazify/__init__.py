@@ -13,9 +13,95 @@ would otherwise warn about (an error under ``-W error``).
 #: every start-up would load (about 0.2 M instructions)
 __version__ = "0.1.0"
 
+#: the modules every start-up with lazify on loads besides this one, in the order they
+#: import each other (tests/test_hook.py pins them); read from one file when it is
+#: current, :mod:`lazify._startup_bundle`
+STARTUP_MODULES = ("_settings", "_os", "_guarded", "_native", "_cache", "_hook")
+#: the source name whose cache path (``__pycache__``, the interpreter's tag and
+#: optimization level, ``sys.pycache_prefix``) is that file's
+STARTUP_BUNDLE = "__startup__.py"
+
+
+def _load_startup_modules():
+    """Load :data:`STARTUP_MODULES` from the start-up bundle when it holds the code of
+    their sources as they are; else leave them to be imported one by one, as Python
+    does, and return the bundle's path, for the hook's install to write it.
+
+    Each module is made as the import system makes it (its spec, loader, module
+    attributes, ``sys.modules``, the import lock while its body runs): only the path
+    finder's search and six pyc reads are saved."""
+    import _imp
+    import sys
+
+    if "lazify._settings" in sys.modules:         # importlib.reload(lazify)
+        return None
+    from _frozen_importlib import module_from_spec
+    from _frozen_importlib_external import (MAGIC_NUMBER, SourceFileLoader, _os,
+                                            cache_from_source, path_sep,
+                                            spec_from_file_location)
+
+    here = __path__[0] + path_sep
+    entries = bundle = None
+    try:
+        bundle = cache_from_source(here + STARTUP_BUNDLE)
+        data = SourceFileLoader(__name__, bundle).get_data(bundle)
+        if data[:4] == MAGIC_NUMBER:
+            import marshal
+
+            entries = marshal.loads(memoryview(data)[4:])
+            if [entry[0] for entry in entries] != list(STARTUP_MODULES):
+                entries = None
+            else:
+                for name, mtime, size, _code in entries:
+                    st = _os.stat(f"{here}{name}.py")
+                    if int(st.st_mtime) != mtime or st.st_size != size:
+                        entries = None
+                        break
+    except Exception:            # missing, unreadable, corrupt: imported one by one
+        entries = None
+    if entries is None:
+        # imported as this package's imports and install() ask for them, not here:
+        # a submodule imported while lazify itself initializes takes lazify's module
+        # lock twice (about 0.45 M instructions for the six, on 3.15)
+        return bundle
+    package = sys.modules[__name__]
+    # the import lock, which the import system takes to make or find a module's own
+    # lock: a thread importing one of these modules meanwhile waits for all of them
+    # (a module lock each costs about 33 k instructions; what their bodies import is
+    # loaded before lazify, so nothing is waited for while the lock is held)
+    _imp.acquire_lock()
+    try:
+        for name, _mtime, _size, code in entries:
+            fullname = f"{__name__}.{name}"
+            path = f"{here}{name}.py"
+            spec = spec_from_file_location(fullname, path,
+                                           loader=SourceFileLoader(fullname, path))
+            module = module_from_spec(spec)
+            sys.modules[fullname] = module
+            spec._initializing = True
+            try:
+                exec(code, module.__dict__)
+            except BaseException:
+                del sys.modules[fullname]
+                raise
+            finally:
+                spec._initializing = False
+            setattr(package, name, module)
+    finally:
+        _imp.release_lock()
+    return None
+
+
+_unbundled = _load_startup_modules()
+del _load_startup_modules
+
 from ._settings import DEFAULT_EXCLUDING as DEFAULT_EXCLUDING  # noqa: E402
 from ._settings import is_lazy_imports_enabled as is_lazy_imports_enabled  # noqa: E402
 from ._settings import set_lazy_imports as set_lazy_imports  # noqa: E402
+from ._settings import settings as _state  # noqa: E402
+
+_state.unbundled = _unbundled
+del _unbundled, _state
 
 
 def install(*, enabled=None, excluding=None, mechanism=None):

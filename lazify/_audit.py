@@ -11,7 +11,8 @@ with a call of :func:`imports_done` (the import hook's cache, ``lazify compile``
 and a cache miss served from the plain pyc is found by its code
 (:func:`code_adds_audit_hook`).
 
-Imports nothing but ``sys`` and lazify's settings: it runs inside a program's imports.
+Imports nothing but ``sys`` and lazify's settings (the tree walk, :mod:`lazify._ast_walk`,
+when it walks one): it runs inside a program's imports.
 """
 
 import sys
@@ -31,7 +32,9 @@ def adds_audit_hook(tree, source=None) -> bool:
         return False
     import ast
 
-    for node in ast.walk(tree):
+    from ._ast_walk import walk
+
+    for node in walk(tree):
         if type(node) is ast.Call:
             func = node.func
             if (type(func) is ast.Attribute and func.attr == NAME) or \

@@ -3,7 +3,8 @@
 lazify's files are recognised by name, never by where they are: its pycs carry its tag
 (``mod.cpython-312.opt-lazify....pyc``, ``opt-1lazify...``, ``opt-lazifyn...`` for the
 native mechanism: :func:`lazify._cache.cache_tag`), the measurement of the rewriter's
-dependencies is ``rewriter-deps.*.txt`` in lazify's own ``__pycache__``, and a write cut
+dependencies is ``rewriter-deps.*.txt`` and the start-up bundle ``__startup__.*.pyc``
+(:mod:`lazify._startup_bundle`) in lazify's own ``__pycache__``, and a write cut
 short leaves ``<one of those>.<pid>.<thread>.tmp``.  They are looked for in the
 ``__pycache__`` directories under this environment's ``sys.path`` (the stdlib included,
 as ``lazify compile --env`` writes them), in the directories mirroring them below
@@ -23,13 +24,16 @@ from . import _cache
 LAZIFY_PYC = re.compile(r"\.opt-\d*lazifyn?[0-9a-z]+\.pyc(\.\d+\.\d+\.tmp)?\Z")
 #: the kept measurement of the rewriter's dependencies, or a temporary file of one
 REWRITER_DEPS = re.compile(r"\Arewriter-deps\..+\.txt(\.\d+\.\d+\.tmp)?\Z")
+#: lazify's start-up bundle (any interpreter, level), or a temporary file of one
+STARTUP_BUNDLE = re.compile(r"\A__startup__\..+\.pyc(\.\d+\.\d+\.tmp)?\Z")
 #: the marker of the warning about an unwritable cache (:mod:`lazify._deferred`)
 WARNED = re.compile(r"\A(lazify-\w+-)?nocache-warned-[0-9a-f]+\Z")
 
 
 def is_lazify_file(name: str, in_lazify_dir: bool = False) -> bool:
     """Whether a file name is one of lazify's cache files."""
-    return bool(LAZIFY_PYC.search(name)) or (in_lazify_dir and bool(REWRITER_DEPS.match(name)))
+    return bool(LAZIFY_PYC.search(name)) or (
+        in_lazify_dir and bool(REWRITER_DEPS.match(name) or STARTUP_BUNDLE.match(name)))
 
 
 def _pycache_files(root):

@@ -11,21 +11,17 @@ import errno
 import marshal
 import os
 import sys
-import time
 
 from . import _os
 from ._cache import (FLAG_CHECK_SOURCE, FLAG_HASH_BASED, MAGIC_NUMBER, CodeType,
                      cache_from_source, cache_path, fallback_path, fallback_root,
-                     fallback_trusted, is_hash_based, read_file, rewriter_deps_fallback,
-                     rewriter_deps_path, source_hash)
+                     fallback_trusted, is_hash_based, is_too_fresh, read_file,
+                     rewriter_deps_fallback, rewriter_deps_path, source_hash)
 
 #: OSError types and errnos meaning "this location cannot hold a cache" (the set
 #: pytest's assertion rewriter uses); only these trigger the fallback.
 _UNWRITABLE_ERRNOS = frozenset((errno.EROFS, errno.ENOSYS))
 _UNWRITABLE_TYPES = (FileNotFoundError, NotADirectoryError, FileExistsError, PermissionError)
-
-#: wall clock, looked up at call time so tests can move it (post-2038 case)
-clock = time.time
 
 
 def want_hash(source_path: str) -> bool:
@@ -42,17 +38,6 @@ def want_hash(source_path: str) -> bool:
         return is_hash_based(read_file(plain)[:8])    # read as importlib reads
     except Exception:
         return False
-
-
-def is_too_fresh(mtime: float) -> bool:
-    """Whether a timestamp pyc for a source with this mtime could be served stale.
-
-    Two edits within the same second with the same size are indistinguishable
-    in a timestamp pyc (pytest#13292, cpython#75953), so no timestamp cache is
-    written for a source modified in the last second (Nick Coghlan's check
-    from cpython#75953, moved from read time to write time).
-    """
-    return int(mtime) >= int(clock()) - 1
 
 
 def pyc_bytes(

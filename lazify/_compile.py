@@ -15,7 +15,7 @@ import os
 import sys
 import time
 
-from . import _cache, _cache_write, _hook, _mechanism, _settings, _sources
+from . import _cache, _cache_write, _hook, _mechanism, _os, _settings, _sources, _startup_bundle
 
 #: below this many files the work is done in this process: a pool costs more
 IN_PROCESS_BELOW = 48
@@ -85,6 +85,8 @@ def compile_paths(paths, *, hash_based=False, mechanism=None, jobs=None, env=Fal
         tally[kind].append((kind, path, detail))
         if kind == FAILED:
             said(kind, detail)
+    if env:
+        _write_startup_bundle()
     if len(tally[FAILED]) > SHOWN_FAILURES:
         print(f"lazify compile: {len(tally[FAILED]) - SHOWN_FAILURES} more files failed "
               f"(not listed)", file=sys.stderr)
@@ -95,6 +97,24 @@ def compile_paths(paths, *, hash_based=False, mechanism=None, jobs=None, env=Fal
         print(f"lazify compile: {message}", file=sys.stderr)
     _summary(tally, errors, time.perf_counter() - started, _jobs(jobs, len(files)))
     return 1 if errors or tally[FAILED] or tally[SYNTAX] else 0
+
+
+def _write_startup_bundle():
+    """lazify's start-up bundle (:mod:`lazify._startup_bundle`), for ``--env``, even under
+    ``PYTHONDONTWRITEBYTECODE`` (no start writes it then), waiting out the second its
+    sources were written in as :func:`_wait_out_fresh` does: ``pip install lazify &&
+    lazify compile --env`` runs within it, and a source too fresh is not bundled."""
+    from . import STARTUP_MODULES
+
+    here = _os.dirname(_os.abspath(_hook.__file__)) + _os.sep
+    try:
+        newest = max(int(os.stat(f"{here}{name}.py").st_mtime) for name in STARTUP_MODULES)
+    except OSError:
+        return
+    delay = newest + 2 - _cache.clock()
+    if 0 < delay <= 3:
+        time.sleep(delay)
+    _startup_bundle.write(here)
 
 
 #: files that failed, listed one line each before the rest are only counted
@@ -180,7 +200,7 @@ def _one(path, hash_based, force):
     except Exception as exc:
         return (FAILED, path, f"{path}: {type(exc).__name__}: {exc}")
     use_hash = hash_based or _cache_write.want_hash(path)
-    if not use_hash and _cache_write.is_too_fresh(st.st_mtime):
+    if not use_hash and _cache.is_too_fresh(st.st_mtime):
         return (FRESH, path, None)       # the parent waits out that second
     return _write(path, code, st, data, use_hash)
 
@@ -198,7 +218,7 @@ def _wait_out_fresh(fresh, hash_based):
     if not stats:
         return
     newest = max(int(st.st_mtime) for st in stats.values())
-    delay = newest + 2 - _cache_write.clock()
+    delay = newest + 2 - _cache.clock()
     if 0 < delay <= 3:
         time.sleep(delay)
     for path, st in stats.items():
@@ -212,7 +232,7 @@ def _wait_out_fresh(fresh, hash_based):
         except Exception as exc:
             yield (FAILED, path, f"{path}: {type(exc).__name__}: {exc}")
             continue
-        yield _write(path, code, st, data, hash_based or _cache_write.is_too_fresh(st.st_mtime))
+        yield _write(path, code, st, data, hash_based or _cache.is_too_fresh(st.st_mtime))
 
 
 def _os_error(exc: OSError) -> str:

@@ -22,6 +22,7 @@ import ast
 import sys
 from ast import AST
 
+from ._ast_walk import walk as walk
 from ._entry_points import NAMESPACE
 from ._patches import patch_readers
 from ._reasons import Reason
@@ -142,17 +143,6 @@ def exclusive(branch, other) -> bool:
         if mine != theirs:
             return mine[0] == theirs[0]
     return False
-
-
-def walk(node):
-    """Every node below ``node`` (and itself), as ``ast.walk`` yields them, but
-    importing nothing: on 3.15 ``ast.walk`` imports ``collections`` when first
-    called, which would make it one of the modules never rewritten."""
-    stack = [node]
-    while stack:
-        node = stack.pop()
-        stack.extend(ast.iter_child_nodes(node))
-        yield node
 
 
 def _operands(node):
@@ -525,7 +515,7 @@ def _narrowing(test, body):
         return None
     name = test.left.id
     for stmt in body:
-        for node in ast.walk(stmt):
+        for node in walk(stmt):
             kind = type(node)
             if kind in _NEW_SCOPES:
                 return None                  # a closure could read it later, changed

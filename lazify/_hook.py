@@ -611,6 +611,39 @@ def install(*, enabled=True, excluding=None, mechanism=None):
         plain_modules()
     if not any(f is _finder for f in sys.meta_path):
         sys.meta_path.insert(0, _finder)
+    if _settings.settings.unbundled is not None:
+        _write_startup_bundle()
+
+
+def _write_startup_bundle():
+    """Write lazify's start-up bundle once, when this start imported lazify's modules
+    one by one (``lazify/__init__.py``; :mod:`lazify._startup_bundle`, imported only to
+    write): not under ``PYTHONDONTWRITEBYTECODE``, not where this user cannot create
+    the file (its directory, or the one above when ``__pycache__`` is not there yet),
+    not while a source is too fresh to be recorded (:func:`_cache.is_too_fresh`).
+    Where one of these persists (a lazify installed where its user cannot write, a
+    source dated in the future) every start would import the writer for nothing:
+    1.9 M instructions on 3.15, more than the bundle saves."""
+    from . import STARTUP_MODULES
+
+    bundle, _settings.settings.unbundled = _settings.settings.unbundled, None
+    if sys.dont_write_bytecode:
+        return
+    directory = _os.dirname(bundle)
+    if not _os.exists(directory):
+        directory = _os.dirname(directory)
+    if not _os.access(directory, _os.W_OK_X_OK):
+        return
+    here = _os.dirname(_os.abspath(__file__)) + _os.sep
+    try:
+        for name in STARTUP_MODULES:
+            if _cache.is_too_fresh(_os.stat(f"{here}{name}.py").st_mtime):
+                return
+    except OSError:
+        return
+    from . import _startup_bundle
+
+    _startup_bundle.write(here)
 
 
 def uninstall():

@@ -18,6 +18,8 @@ settings, as 3.15 defers them (:mod:`lazify._importlib_bootstrap`).
 
 import ast
 
+from ._ast_walk import walk
+
 #: whether this interpreter's parser reads the keyword itself (3.15+)
 NATIVE = "is_lazy" in ast.Import._fields
 
@@ -198,7 +200,7 @@ def _mark(tree, found, lines) -> bool:
     its start at ``lazy`` and ``is_lazy = 1``; False when a keyword started no statement."""
     zeros = {(row, _byte_col(lines[row - 1], col)) for (row, col), _keyword in found}
     remaining = set(zeros)
-    for node in ast.walk(tree):
+    for node in walk(tree):
         for field in ("body", "orelse", "finalbody"):
             body = getattr(node, field, None)
             if type(body) is not list:

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import ast
 
+from ._ast_walk import walk
+
 #: the modules whose functions the import system calls while it imports (a module
 #: counts with its submodules: ``importlib.machinery``, ``os.path``)
 IMPORT_SYSTEM = frozenset({
@@ -90,7 +92,7 @@ def patch_readers(tree, sites, stores, global_loads, module_bound) -> dict:
         if value is None:
             if id(statement) not in walked:
                 walked.add(id(statement))
-                for sub in ast.walk(statement):
+                for sub in walk(statement):
                     if type(sub) is ast.Assign:
                         for t in sub.targets:
                             _pair(t, sub.value, values)
@@ -172,7 +174,7 @@ def _reads(functions, defs, load_of) -> set:
         if id(function) in seen:
             continue
         seen.add(id(function))
-        for sub in ast.walk(function):
+        for sub in walk(function):
             if type(sub) is ast.Name:
                 name = load_of.get(id(sub))
                 if name is not None:

@@ -13,7 +13,7 @@ import ast
 import sys
 
 from ._audit import adds_audit_hook
-from ._facts import ModuleFacts, Span, exclusive, gather, has_docstring, node_span
+from ._facts import ModuleFacts, Span, exclusive, gather, has_docstring, node_span, walk
 from ._names import absolute_name
 from ._reasons import Reason
 from ._record import record
@@ -851,7 +851,7 @@ def _type_checking_spans(tree) -> frozenset:
         node = stack.pop()
         if isinstance(node, ast.If) and is_type_checking(node.test):
             for stmt in node.body:
-                spans.update(node_span(n) for n in ast.walk(stmt)
+                spans.update(node_span(n) for n in walk(stmt)
                              if isinstance(n, (ast.Import, ast.ImportFrom)))
             stack.extend(node.orelse)
         elif isinstance(node, (ast.If, ast.Try, ast.For, ast.While, ast.With)):

@@ -8,6 +8,7 @@ and lazify's own plain modules): see :mod:`lazify._rewriter_deps`.
 
 import gc
 
+from ._ast_walk import walk
 from ._emit_ast import emit, emit_native
 from ._plan import header_position, plan_module
 from ._sources import extension_submodules, parse, submodule_imports
@@ -103,7 +104,7 @@ def _start_with_imports_done(tree) -> None:
             attr=AUDIT_CALL, ctx=ast.Load()),
         args=[ast.Name(id="__name__", ctx=ast.Load())], keywords=[])
     statement = ast.Expr(call)
-    for node in ast.walk(statement):
+    for node in walk(statement):
         node.lineno = node.end_lineno = line
         node.col_offset = node.end_col_offset = 0
     body.insert(min(index, len(body)), statement)

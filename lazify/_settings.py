@@ -80,7 +80,7 @@ def absolute_name(name, level, package):
 class Settings:
     """The settings of this process: one instance, :data:`settings`."""
 
-    __slots__ = ("enabled", "excluding", "generation", "mechanism", "previous")
+    __slots__ = ("enabled", "excluding", "generation", "mechanism", "previous", "unbundled")
 
     def __init__(self):
         self.enabled = False
@@ -95,6 +95,10 @@ class Settings:
         #: own (native mechanism), restored by :func:`lazify._native.native_off`;
         #: None if not set
         self.previous = None
+        #: the start-up bundle's path when this start imported lazify's modules one
+        #: by one (it was missing, stale or corrupt): the hook's install() writes it
+        #: (lazify/__init__.py, :mod:`lazify._startup_bundle`)
+        self.unbundled = None
 
 
 #: the settings of this process

@@ -3,7 +3,8 @@
 ``check``, ``rewrite``/``diff`` and ``compile`` find files, name modules and read sources
 here, so they agree on what a tree holds; the import hook's pipeline (:mod:`lazify._rewrite`)
 takes its parse and the extension-module fact from here too.  Nothing of lazify's is
-imported but :mod:`lazify._keyword`, :mod:`lazify._names`, :mod:`lazify._os` and the
+imported but :mod:`lazify._keyword`, :mod:`lazify._names`, :mod:`lazify._os`,
+:mod:`lazify._ast_walk` and the
 settings, inside
 :func:`excluding_for`; the rewriter may import it (only ``ast`` and start-up modules).
 """
@@ -14,6 +15,7 @@ import os
 import stat
 
 from . import _os
+from ._ast_walk import walk
 from . import _keyword
 from ._keyword import mentions
 from ._names import absolute_name
@@ -187,7 +189,7 @@ def submodule_imports(path, package: str):
         except (SyntaxError, ValueError):
             tree = None
         own = f"{package}.{sub}" if candidate.endswith("__init__.py") else package
-        nodes = () if tree is None else ast.walk(tree) if not (at_import or running) \
+        nodes = () if tree is None else walk(tree) if not (at_import or running) \
             else _running_nodes(tree, functions=not at_import)
         for node in nodes:
             if isinstance(node, ast.Import):

@@ -374,7 +374,7 @@ def test_same_second_edit_is_not_cached(tmp_path):
 def test_post_2038_mtime(monkeypatch, tmp_path):
     """An mtime past 2**32 seconds is stored modulo 2**32, as CPython does (pytest 1934-1957)."""
     future = 2**32 + 12345
-    monkeypatch.setattr(_cache_write, "clock", lambda: future + 100)  # the clock is in 2106 too
+    monkeypatch.setattr(_cache, "clock", lambda: future + 100)  # the clock is in 2106 too
     src = make_source(tmp_path, mtime=future)
     pyc = written(src)
     with open(pyc, "rb") as f:

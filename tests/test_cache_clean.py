@@ -77,6 +77,12 @@ def test_clean_recognises_every_tag():
                  "m.cpython-311.opt-lazify.pyc.txt", "rewriter-deps.x.txt"):
         assert not is_lazify_file(name), name
     assert is_lazify_file("rewriter-deps.cpython-311.30b07f0.0v1v0f8h0.txt", in_lazify_dir=True)
+    # the start-up bundle, in lazify's own __pycache__ only (a program may have a
+    # __startup__ module of its own)
+    for name in ("__startup__.cpython-315.pyc", "__startup__.cpython-311.opt-1.pyc",
+                 "__startup__.cpython-314.pyc.99.12345.tmp"):
+        assert is_lazify_file(name, in_lazify_dir=True), name
+        assert not is_lazify_file(name), name
 
 
 def test_clean_counts_only_what_it_removed(tmp_path, monkeypatch, capsys):

@@ -166,3 +166,44 @@ def test_import_machinery_frames_are_passed_over(filename, expected):
 def test_findable_asks_the_finders():
     assert findable("json")
     assert not findable("lazify_no_such_package_here")
+
+
+class _Recorder:
+    """A meta-path finder that has nothing and records what it was asked."""
+
+    def __init__(self):
+        self.asked = []
+
+    def find_spec(self, fullname, path=None, target=None):
+        self.asked.append(fullname)
+        return None
+
+
+@pytest.fixture
+def recorder():
+    import lazify._guarded as guarded_module
+
+    finder = _Recorder()
+    sys.meta_path.insert(0, finder)
+    guarded_module.forget_findable()
+    try:
+        yield finder
+    finally:
+        sys.meta_path.remove(finder)
+        guarded_module.forget_findable()
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="sys._stdlib_dir is 3.11+")
+def test_a_pure_python_stdlib_module_is_found_without_asking_the_finders(recorder):
+    """``shutil`` and the ``email`` package sit in the standard library's directory: one
+    stat each, where the finders' search costs about 0.2 M instructions."""
+    assert findable("shutil") and findable("email")
+    assert recorder.asked == []
+
+
+def test_other_modules_are_still_searched(recorder):
+    """An extension module (a build may lack ``_bz2``), a missing one, a third-party one."""
+    findable("_bz2")
+    assert not findable("lazify_no_such_package_here")
+    assert findable("pytest")
+    assert recorder.asked == ["_bz2", "lazify_no_such_package_here", "pytest"]

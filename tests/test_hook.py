@@ -112,6 +112,24 @@ def test_second_start_reads_the_cache_and_parses_nothing(tree):
     assert second.stdout.splitlines()[2] == "False False"  # no parser, no planner
 
 
+def test_the_second_start_compiles_nothing_from_a_fresh_cache(tmp_path):
+    """No cache and no kept measurement of the rewriter's dependencies (a pycache prefix
+    of its own, as after an upgrade of lazify): what the first start's rewrites imported
+    is cached too.  ``ast.walk`` imports ``collections`` at its first call (Debian's
+    3.14, 3.15): the planner called it on a ``name in ("a", "b")`` test, ``collections``,
+    ``keyword`` and ``reprlib`` were served plain to the rewriter and rewritten by the
+    second start (test_second_start_reads_the_cache_and_parses_nothing failed when it
+    ran before any other test had cached them)."""
+    tree = write_tree(tmp_path / "app", {"mod.py": MOD + 'if __name__ in ("x", "y"):\n    pass\n'})
+    env = {"PYTHONPYCACHEPREFIX": str(tmp_path / "prefix")}
+    code = "import mod\nprint(mod.dumps([1]))\n"
+    first = run(code, tree, env=env)
+    assert "lazify: compiled mod" in debug_lines(first)
+    second = run(code, tree, env=env)
+    assert second.stdout == "[1]\n"
+    assert [line for line in debug_lines(second) if not line.startswith("lazify: cached")] == []
+
+
 def test_a_warm_start_loads_seven_modules_of_lazify_none_annotated(tree):
     # what every program pays at start: lazify's modules, and no annotation on their
     # functions (on 3.14+ an annotated def makes a second function, its __annotate__:
