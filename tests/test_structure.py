@@ -11,7 +11,7 @@ import lazify
 PACKAGE = os.path.dirname(lazify.__file__)
 LONGEST = 100
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _modules():
     """(name, is_package, tree) of every module of lazify, subpackages included: parsed
     once for the tests of this module, which only read the trees."""
