@@ -236,7 +236,8 @@ sys.exit(main(sys.argv[1:]))
 def test_a_fifo_in_a_tree_is_not_a_source_file(tmp_path, argv):
     """A named pipe (or socket, device) called *.py in a walked tree: reading it would
     block for ever; the walk leaves it out and the command ends."""
-    write(tmp_path, "a.py", "import json\n\ndef f():\n    return json\n")
+    a = write(tmp_path, "a.py", "import json\n\ndef f():\n    return json\n")
+    os.utime(a, (0, 0))           # not fresh: compile has no second to wait out
     os.mkfifo(tmp_path / "pipe.py")
     proc = subprocess.run([sys.executable, "-m", "lazify", *argv], cwd=tmp_path,
                           capture_output=True, text=True, timeout=60,

@@ -221,8 +221,9 @@ def test_enable_counts_files_it_could_not_compile_not_progress_lines(tmp_path):
     could not be: its progress lines (a tree of 200 files or more) are not files."""
     from lazify._activate import _compile_environment
 
-    for i in range(210):
-        write(tmp_path, f"m{i}.py", "import json\n")
+    # dated an hour back (write_tree), as the compile-only tests' trees are: no second
+    # to wait out before the timestamp pycs can be written
+    write_tree(tmp_path, {f"m{i}.py": "import json\n" for i in range(210)})
     info = {"python": sys.executable, "purelib": str(tmp_path)}
     assert _compile_environment(info, None) == f"written for {tmp_path}"
     write(tmp_path, "bad.py", "def (:\n")

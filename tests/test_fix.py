@@ -119,10 +119,10 @@ def test_a_write_the_disk_cannot_take_leaves_no_file_cut_off(tmp_path, command):
     import resource
     import subprocess
 
-    source = "".join(f"import module_{i}\n" for i in range(2000)) + "def f():\n    return [%s]\n" % (
-        ", ".join(f"module_{i}.x" for i in range(2000)))
+    source = "".join(f"import module_{i}\n" for i in range(200)) + "def f():\n    return [%s]\n" % (
+        ", ".join(f"module_{i}.x" for i in range(200)))
     root = write_tree(tmp_path / "app", {"mod.py": source})
-    limit = len(source.encode()) + 4096         # the source fits, the fixed one does not
+    limit = len(source.encode()) + 256          # the source fits, the fixed one does not
     argv = ["fix", "mod.py"] if command == "fix" else ["rewrite", "mod.py", "-o", "out"]
     proc = subprocess.run(
         [sys.executable, "-m", "lazify", *argv], cwd=root, capture_output=True, text=True,

@@ -3,6 +3,7 @@
 function over 100 lines."""
 
 import ast
+import functools
 import os
 
 import lazify
@@ -10,8 +11,11 @@ import lazify
 PACKAGE = os.path.dirname(lazify.__file__)
 LONGEST = 100
 
+@functools.cache
 def _modules():
-    """(name, is_package, tree) of every module of lazify, subpackages included."""
+    """(name, is_package, tree) of every module of lazify, subpackages included: parsed
+    once for the tests of this module, which only read the trees."""
+    found = []
     for directory, _dirs, files in sorted(os.walk(PACKAGE)):
         parts = os.path.relpath(directory, PACKAGE).split(os.sep)
         prefix = ".".join(["lazify", *(p for p in parts if p != ".")])
@@ -20,7 +24,8 @@ def _modules():
                 is_package = file == "__init__.py"
                 name = prefix if is_package else f"{prefix}.{file[:-3]}"
                 with open(os.path.join(directory, file), encoding="utf-8") as source:
-                    yield name, is_package, ast.parse(source.read(), file)
+                    found.append((name, is_package, ast.parse(source.read(), file)))
+    return tuple(found)
 
 
 def _parents(name):
