@@ -272,7 +272,10 @@ def _write(path, code, st, data, use_hash):
     if written is None:
         target = _cache.cache_path(path) or path
         why = _os_error(failures[0]) if failures else "could not write the cache file"
-        _unwritable[os.path.dirname(target)] = why
+        if failures and _cache_write.is_unwritable(failures[0]):
+            # the directory's error (and the per-user one's), not this file's own (its
+            # name too long, a directory where its pyc goes): its other files fail too
+            _unwritable[os.path.dirname(target)] = why
         return (FAILED, path, f"{path}: cannot write {target}: {why}")
     if written != _cache.cache_path(path):
         return (FALLBACK, path, written)
