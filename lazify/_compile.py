@@ -167,9 +167,12 @@ def _one(path, hash_based, force):
             return (UP_TO_DATE, path, None)
         target = _cache.cache_path(path) or path
         why = _unwritable.get(os.path.dirname(target))
-        if why is not None:
-            return (FAILED, path, f"{path}: cannot write {target}: {why}")
         data = _sources.read(path)
+        if why is not None:
+            # not rewritten for nothing, but compiled: a syntax error is said as one,
+            # as compileall says it, not as the directory's
+            compile(data, path, "exec", dont_inherit=True)
+            return (FAILED, path, f"{path}: cannot write {target}: {why}")
         code = _hook.rewritten_code(data, path, name, is_package)
     except _sources.SourceError as exc:  # not readable
         return (FAILED, path, f"{path}: cannot read: {_os_error(exc.error)}")
