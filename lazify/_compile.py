@@ -121,13 +121,15 @@ def _results(files, hash_based, force, jobs):
         context = multiprocessing.get_context()
     chunk = max(1, min(16, len(files) // (jobs * 8)))
     # the workers ignore Ctrl-C (the whole process group gets it): the parent's
-    # KeyboardInterrupt ends the pool, and says so once (lazify._cli).  They are forked
-    # with SIGINT ignored, so that one landing while a worker starts, before its
-    # initializer runs, is not a traceback of the worker's
+    # KeyboardInterrupt ends the pool, and says so once (lazify._cli).  While the pool
+    # starts, SIGINT is only noted (_Held): a worker forked then, before its initializer
+    # runs, prints no traceback, and the parent passes a Ctrl-C it got then on once the
+    # pool has started (ignored, it was lost: the command ran on to the end)
     import signal
 
+    held = _Held()
     try:
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        previous = signal.signal(signal.SIGINT, held)
     except ValueError:                   # not the main thread: the initializer alone
         previous = None
     try:
@@ -135,8 +137,24 @@ def _results(files, hash_based, force, jobs):
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
+    if held.signals:
+        try:
+            signal.raise_signal(signal.SIGINT)   # to the handler that was there
+        except BaseException:
+            pool.terminate()
+            raise
     with pool:
         yield from pool.imap_unordered(_one_star, [(p, hash_based, force) for p in files], chunk)
+
+
+class _Held:
+    """A SIGINT handler that notes the signal and does nothing else."""
+
+    def __init__(self):
+        self.signals = 0
+
+    def __call__(self, signum, frame):
+        self.signals += 1
 
 
 def _ignore_sigint() -> None:
