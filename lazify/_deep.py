@@ -47,10 +47,31 @@ def call(work, *args):
 
 def on_large_stack(work, *args):
     """``work(*args)`` in a thread with a :data:`STACK` stack and a :data:`LIMIT`
-    recursion limit; its result, or what it raised.
+    recursion limit; its result, or what it raised.  Where no such thread starts (a
+    32-bit address space, strict overcommit, a thread limit) it runs here, as before.
 
-    :raises TooDeep: for a RecursionError there, or when no such thread starts.
+    :raises TooDeep: for a RecursionError.
     """
+    try:
+        done, value = _in_thread(work, args)
+    except _NoThread:
+        try:
+            return work(*args)
+        except RecursionError:
+            raise TooDeep() from None
+    if done:
+        return value
+    if isinstance(value, RecursionError):
+        raise TooDeep() from None
+    raise value
+
+
+class _NoThread(Exception):
+    """No thread with that stack could be started."""
+
+
+def _in_thread(work, args):
+    """``(True, result)`` or ``(False, exception)`` of ``work(*args)`` on the large stack."""
     import threading
 
     outcome = []
@@ -64,8 +85,8 @@ def on_large_stack(work, *args):
     limit = sys.getrecursionlimit()
     try:
         stack = threading.stack_size(STACK)
-    except (ValueError, RuntimeError):   # no settable stack size here
-        raise TooDeep() from None
+    except (ValueError, RuntimeError):   # no settable stack size, or not that large
+        raise _NoThread() from None
     try:
         sys.setrecursionlimit(max(limit, LIMIT))
         # a daemon: a Ctrl-C in the join ends the command, and the thread with it
@@ -73,13 +94,8 @@ def on_large_stack(work, *args):
         thread.start()
         thread.join()
     except RuntimeError:                 # cannot start a thread (memory, a thread limit)
-        raise TooDeep() from None
+        raise _NoThread() from None
     finally:
         threading.stack_size(stack)
         sys.setrecursionlimit(limit)
-    done, value = outcome[0]
-    if done:
-        return value
-    if isinstance(value, RecursionError):
-        raise TooDeep() from None
-    raise value
+    return outcome[0]

@@ -72,3 +72,18 @@ def test_the_large_stack_hands_back_what_the_work_did():
     with pytest.raises(_deep.TooDeep, match="nested too deeply"):
         _deep.call(deeper, 0)
     assert (sys.getrecursionlimit(), threading.stack_size()) == (limit, stack)
+
+
+def test_where_no_large_stack_can_be_had_the_work_runs_here(monkeypatch):
+    """A stack size the system refuses (a 32-bit address space, strict overcommit): the
+    work runs in the calling thread, as before, not 'too deep' for every file."""
+    def refused(size=0):
+        if size:
+            raise ValueError("size not valid: %d bytes" % size)
+        return 0
+
+    monkeypatch.setattr(threading, "stack_size", refused)
+    here = threading.get_ident()
+    assert _deep.on_large_stack(lambda: threading.get_ident()) == here
+    with pytest.raises(_deep.TooDeep):
+        _deep.on_large_stack(lambda: (_ for _ in ()).throw(RecursionError()))
