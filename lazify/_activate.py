@@ -10,7 +10,11 @@ stderr, the program starts eagerly).  A module rather than code in the ``.pth`` 
 ``.pth`` line is compiled at every start (twice on 3.11, whose :mod:`site` processes a
 venv's site-packages twice), a module's pyc is read.  Each file is written whole (a
 temporary file renamed over it), the ``.pth`` last, so a start never sees half of them.
-``disable`` removes those files and nothing else.
+``disable`` removes those files and, of what ``enable``'s compile step left, the
+measurement of the rewriter's dependencies for that interpreter in lazify's own
+``__pycache__`` (no other files: the pycs stay, ``lazify cache clean`` removes them): pip
+removes only the files it installed, and that one, left behind, kept a ``lazify``
+directory that ``import lazify`` found (a namespace package) after ``pip uninstall``.
 
 The target environment is asked about itself by running its interpreter (its version,
 site-packages, whether lazify is installed there), so ``--python`` works for any
@@ -34,7 +38,8 @@ import json, os, site, sys, sysconfig
 out = {"version": list(sys.version_info[:3]), "prefix": sys.prefix,
        "purelib": sysconfig.get_paths()["purelib"],
        "sitedirs": list(getattr(site, "getsitepackages", lambda: [])()),
-       "usersite": site.getusersitepackages() if site.ENABLE_USER_SITE else None}
+       "usersite": site.getusersitepackages() if site.ENABLE_USER_SITE else None,
+       "cache_tag": sys.implementation.cache_tag}
 try:
     import importlib.util
     spec = importlib.util.find_spec("lazify")
@@ -272,7 +277,29 @@ def _remove(info) -> list:
         except FileNotFoundError:
             continue
         removed.append(path)
+    for path in _measurements(info):
+        try:
+            os.unlink(path)              # a cache file: one left is measured again, no harm
+        except OSError:
+            continue
+        removed.append(path)
     return removed
+
+
+def _measurements(info) -> list:
+    """The target interpreter's measurements of the rewriter's dependencies in lazify's
+    own ``__pycache__`` (:func:`lazify._cache.rewriter_deps_path`), any lazify version's."""
+    from ._cache_clean import REWRITER_DEPS
+
+    if not info.get("lazify") or not info.get("cache_tag"):
+        return []
+    pycache = os.path.join(os.path.dirname(info["lazify"]), "__pycache__")
+    try:
+        names = sorted(os.listdir(pycache))
+    except OSError:
+        return []
+    mine = f"rewriter-deps.{info['cache_tag']}."
+    return [os.path.join(pycache, n) for n in names if n.startswith(mine) and REWRITER_DEPS.match(n)]
 
 
 def _describe(record) -> str:

@@ -248,8 +248,7 @@ def check_file(path: str, excluding, strict: bool, mechanism: str = "rewrite",
                enabled: bool = True) -> dict:
     """The report of one file (``lazify check``, ``lazify report``): the plan's verdicts
     as the runtime applies them in global mode (*enabled*) or with global mode off."""
-    from . import _sources
-    from ._rewrite import plan_source
+    from . import _deep, _sources
 
     module, is_package = _sources.module_name_for(path)
     result = {"path": path, "module": module, "error": None, "sites": ()}
@@ -259,28 +258,11 @@ def check_file(path: str, excluding, strict: bool, mechanism: str = "rewrite",
         result["error"] = e.short()
         return result
     try:
-        opted = lazy_modules(tree, module,
-                                    module if is_package else module.rpartition(".")[0])
-        excluded = is_excluded(module, excluding)
-        # the source's own `lazy` statements stay lazy on either mechanism (PEP 810:
-        # explicit imports are lazy whatever lazify's settings; the filter lets them be)
-        reason = Reason.EXCLUDED if excluded else Reason.NOT_OPTED_IN
-        if opted is not None and (excluded or not enabled):
-            # the hook rewrites a module that opts in, excluded or not, and the
-            # runtime defers the imports of the modules it names
-            plan = plan_source(tree, data, path, module=module, is_package=is_package,
-                               excluding=None, mechanism=mechanism, future_flags=True)
-            sites = restrict(plan.imports, opted, reason)
-        else:
-            plan = plan_source(tree, data, path, module=module, is_package=is_package,
-                               excluding=excluding, mechanism=mechanism, future_flags=True)
-            sites = plan.imports
-            if not enabled:
-                sites = restrict(sites, None, reason)
-        if module and never_rewritten(module):
-            sites = restrict(sites, None, Reason.MACHINERY)
-        elif mechanism == "rewrite":
-            sites = plain_packages(sites, excluding)
+        plan, sites = _deep.call(_planned, path, data, tree, module, is_package, excluding,
+                                 mechanism, enabled)
+    except _deep.TooDeep as e:
+        result["error"] = f"{e}; not checked"
+        return result
     except Exception as e:
         if strict:
             raise
@@ -290,6 +272,35 @@ def check_file(path: str, excluding, strict: bool, mechanism: str = "rewrite",
     result["takes_rewrite"] = plan.takes_rewrite
     result["audit_hook"] = plan.audit_hook
     return result
+
+
+def _planned(path, data, tree, module, is_package, excluding, mechanism, enabled):
+    """``(plan, sites)`` of one parsed file, as :func:`check_file` reports them (the
+    planner's walk is recursive: :mod:`lazify._deep`)."""
+    from ._rewrite import plan_source
+
+    opted = lazy_modules(tree, module, module if is_package else module.rpartition(".")[0])
+    excluded = is_excluded(module, excluding)
+    # the source's own `lazy` statements stay lazy on either mechanism (PEP 810:
+    # explicit imports are lazy whatever lazify's settings; the filter lets them be)
+    reason = Reason.EXCLUDED if excluded else Reason.NOT_OPTED_IN
+    if opted is not None and (excluded or not enabled):
+        # the hook rewrites a module that opts in, excluded or not, and the
+        # runtime defers the imports of the modules it names
+        plan = plan_source(tree, data, path, module=module, is_package=is_package,
+                           excluding=None, mechanism=mechanism, future_flags=True)
+        sites = restrict(plan.imports, opted, reason)
+    else:
+        plan = plan_source(tree, data, path, module=module, is_package=is_package,
+                           excluding=excluding, mechanism=mechanism, future_flags=True)
+        sites = plan.imports
+        if not enabled:
+            sites = restrict(sites, None, reason)
+    if module and never_rewritten(module):
+        sites = restrict(sites, None, Reason.MACHINERY)
+    elif mechanism == "rewrite":
+        sites = plain_packages(sites, excluding)
+    return plan, sites
 
 
 def rows(result: dict):

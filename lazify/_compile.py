@@ -141,13 +141,15 @@ def _results(files, hash_based, force, jobs):
         context = multiprocessing.get_context()
     chunk = max(1, min(16, len(files) // (jobs * 8)))
     # the workers ignore Ctrl-C (the whole process group gets it): the parent's
-    # KeyboardInterrupt ends the pool, and says so once (lazify._cli).  They are forked
-    # with SIGINT ignored, so that one landing while a worker starts, before its
-    # initializer runs, is not a traceback of the worker's
+    # KeyboardInterrupt ends the pool, and says so once (lazify._cli).  While the pool
+    # starts, SIGINT is only noted (_Held): a worker forked then, before its initializer
+    # runs, prints no traceback, and the parent passes a Ctrl-C it got then on once the
+    # pool has started (ignored, it was lost: the command ran on to the end)
     import signal
 
+    held = _Held()
     try:
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        previous = signal.signal(signal.SIGINT, held)
     except ValueError:                   # not the main thread: the initializer alone
         previous = None
     try:
@@ -155,8 +157,24 @@ def _results(files, hash_based, force, jobs):
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
+    if held.signals:
+        try:
+            signal.raise_signal(signal.SIGINT)   # to the handler that was there
+        except BaseException:
+            pool.terminate()
+            raise
     with pool:
         yield from pool.imap_unordered(_one_star, [(p, hash_based, force) for p in files], chunk)
+
+
+class _Held:
+    """A SIGINT handler that notes the signal and does nothing else."""
+
+    def __init__(self):
+        self.signals = 0
+
+    def __call__(self, signum, frame):
+        self.signals += 1
 
 
 def _ignore_sigint() -> None:
@@ -187,9 +205,12 @@ def _one(path, hash_based, force):
             return (UP_TO_DATE, path, None)
         target = _cache.cache_path(path) or path
         why = _unwritable.get(os.path.dirname(target))
-        if why is not None:
-            return (FAILED, path, f"{path}: cannot write {target}: {why}")
         data = _sources.read(path)
+        if why is not None:
+            # not rewritten for nothing, but compiled: a syntax error is said as one,
+            # as compileall says it, not as the directory's
+            compile(data, path, "exec", dont_inherit=True)
+            return (FAILED, path, f"{path}: cannot write {target}: {why}")
         code = _hook.rewritten_code(data, path, name, is_package)
     except _sources.SourceError as exc:  # not readable
         return (FAILED, path, f"{path}: cannot read: {_os_error(exc.error)}")
@@ -292,7 +313,10 @@ def _write(path, code, st, data, use_hash):
     if written is None:
         target = _cache.cache_path(path) or path
         why = _os_error(failures[0]) if failures else "could not write the cache file"
-        _unwritable[os.path.dirname(target)] = why
+        if failures and _cache_write.is_unwritable(failures[0]):
+            # the directory's error (and the per-user one's), not this file's own (its
+            # name too long, a directory where its pyc goes): its other files fail too
+            _unwritable[os.path.dirname(target)] = why
         return (FAILED, path, f"{path}: cannot write {target}: {why}")
     if written != _cache.cache_path(path):
         return (FALLBACK, path, written)

@@ -178,4 +178,8 @@ def _warn_once(count: int, why: str, or_else: str) -> None:
             f"can be (at image build time){or_else}. (Said once for this environment.)\n")
         sys.stderr.flush()
     except Exception:
-        pass
+        # not said (stderr closed or None, a broken pipe): not remembered as said either
+        try:
+            os.unlink(paths[0])
+        except OSError:
+            pass

@@ -74,6 +74,8 @@ def emit_cst(source: str | bytes, plan: Plan) -> str | bytes:
     except cst.ParserSyntaxError as e:
         message = (e.message.strip().splitlines() or ["cannot parse"])[0]
         raise CannotParse(f"{e.raw_line}:{e.raw_column + 1}: libcst {_libcst_version()}: {message}") from e
+    except RecursionError:
+        raise                            # deep, not unparsable: lazify._deep retries it
     except Exception as e:
         raise CannotParse(f"libcst {_libcst_version()} cannot parse it ({type(e).__name__}: {e})") from e
     # unsafe_skip_copy: the tree is fresh, and the transformer needs the very nodes the

@@ -19,22 +19,18 @@ def rewrite_file(path: str, excluding=None, mechanism: str = "rewrite") -> tuple
     Raises :class:`RewriteFailed` with the path and the parser's message when the file cannot
     be read or parsed.
     """
-    from lazify import _sources
-    from lazify._emit_cst import CannotParse, emit_cst
-    from lazify._rewrite import plan_source
+    from lazify import _deep, _sources
+    from lazify._emit_cst import CannotParse
 
     try:
         data, tree = _sources.read_and_parse(path)
     except _sources.SourceError as e:
         raise RewriteFailed(e.located()) from None
-    module, is_package = _sources.module_name_for(path)
     try:
-        # portable: the same output whichever Python prints it, runnable on all of them
-        plan = plan_source(tree, data, path, module=module, is_package=is_package,
-                           excluding=excluding, mechanism=mechanism, portable=True)
-        if not plan.changes_module:
-            return data, data
-        return data, emit_cst(data, plan)
+        return data, _deep.on_large_stack(_rewritten, path, data, tree, excluding, mechanism)
+    except _deep.TooDeep as e:
+        raise RewriteFailed(f"{path}: {e}; not rewritable by `lazify rewrite`/`diff`, "
+                            "left as it is") from None
     except CannotParse as e:
         # Valid for this Python, but libcst cannot parse it (newer syntax than it knows,
         # or a libcst bug): not rewritable here; the import hook rewrites it at run time.
@@ -50,3 +46,16 @@ def rewrite_file(path: str, excluding=None, mechanism: str = "rewrite") -> tuple
         if env_flag("LAZIFY_STRICT"):
             raise
         raise RewriteFailed(f"{path}: lazify internal error: {type(e).__name__}: {e} (please report it)") from None
+
+
+def _rewritten(path, data, tree, excluding, mechanism):
+    """The planner and the libcst emitter on one parsed file (recursive walks both)."""
+    from lazify import _sources
+    from lazify._emit_cst import emit_cst
+    from lazify._rewrite import plan_source
+
+    module, is_package = _sources.module_name_for(path)
+    # portable: the same output whichever Python prints it, runnable on all of them
+    plan = plan_source(tree, data, path, module=module, is_package=is_package,
+                       excluding=excluding, mechanism=mechanism, portable=True)
+    return emit_cst(data, plan) if plan.changes_module else data

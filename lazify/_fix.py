@@ -75,20 +75,27 @@ def fix_source(data: bytes, path: str, style: str, excluding=None) -> bytes:
 
     :raises FixFailed: when the file cannot be parsed (by Python or by libcst).
     """
-    from lazify import _sources
+    from lazify import _deep, _sources
     from lazify._emit_cst import CannotParse
 
     try:
         tree = _sources.parse(data, path)
     except _sources.PARSE_ERRORS as e:
         raise FixFailed(_sources.SourceError(path, e).located()) from None
-    plan = plan_for(path, data, tree, excluding)
     try:
-        if style == "keyword":
-            return _keyword(data, plan)
-        return _lazy_modules(data, tree, plan)
+        return _deep.on_large_stack(_fixed, path, data, tree, style, excluding)
+    except _deep.TooDeep as e:
+        raise FixFailed(f"{path}: {e}; not fixable by `lazify fix`, left as it is") from None
     except CannotParse as e:
         raise FixFailed(f"{path}: {e}; not fixable by `lazify fix`") from None
+
+
+def _fixed(path, data, tree, style, excluding) -> bytes:
+    """The planner and the libcst edit on one parsed file (recursive walks both)."""
+    plan = plan_for(path, data, tree, excluding)
+    if style == "keyword":
+        return _keyword(data, plan)
+    return _lazy_modules(data, tree, plan)
 
 
 def _keyword(data: bytes, plan) -> bytes:

@@ -216,9 +216,17 @@ def test_enable_then_a_console_script_starts_lazily_from_root(env):
     for name in ("lazify-enabled.pth", "_lazify_enabled.py",
                  "_lazify_enabled.cpython-%s%s.pyc" % tuple(version.split())):
         assert name in _written(env)
+    # the measurement of the rewriter's dependencies, kept beside lazify's bytecode (where
+    # no per-user copy answers, as on a first enable): disable removes it, or pip
+    # uninstall would leave a lazify directory behind, a namespace package to import
+    measured = os.path.join(env["site"], "lazify", "__pycache__", "rewriter-deps.*.txt")
+    _run([env["python"], "-c", "from lazify import _hook; _hook.plain_modules()"],
+         XDG_CACHE_HOME=os.path.join(env["home"], "fresh-cache"))
+    assert glob.glob(measured)
     proc = _run([env["lazify"], "disable"])
     assert proc.returncode == 0, proc.stderr
     assert _written(env) == []
+    assert glob.glob(measured) == []
     assert _app(env) == (["True", "True", "False"], "")
     status = _run([env["lazify"], "status"])
     assert status.returncode == 1 and status.stdout.startswith("lazify is off: not enabled")

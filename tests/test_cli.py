@@ -212,6 +212,29 @@ def test_ctrl_c_ends_a_command_with_one_line(tmp_path, argv):
     assert (proc.returncode, proc.stderr) == (130, f"lazify {argv[0]}: interrupted\n"), proc.stderr
 
 
+def test_ctrl_c_while_compiles_pool_starts_is_not_lost(tmp_path):
+    """Ctrl-C landing while the pool of workers starts (SIGINT sent to the group as the
+    pool is made): the command ends with its one line, as at any other moment; before,
+    the signal was ignored there and the command compiled everything (exit status 0)."""
+    code = """
+import os, signal, sys
+from multiprocessing import context
+real = context.BaseContext.Pool
+def pool(self, *args, **kwargs):
+    os.killpg(0, signal.SIGINT)          # one key press: the whole process group
+    return real(self, *args, **kwargs)
+context.BaseContext.Pool = pool
+from lazify._cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+    for i in range(60):
+        write(tmp_path, f"m{i:02d}.py", "import json\n\ndef f():\n    return json\n")
+    proc = subprocess.run([sys.executable, "-c", code, "compile", "-j", "2", "."],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          start_new_session=True, env={**os.environ, "PYTHONPATH": ROOT})
+    assert (proc.returncode, proc.stderr) == (130, "lazify compile: interrupted\n"), proc.stderr
+
+
 def test_ctrl_c_during_a_reports_runs_is_the_same_one_line(tmp_path):
     """lazify report, interrupted while it runs the command: the line every command
     says, with no blank line before it where stderr is no terminal (no progress bar)."""

@@ -173,6 +173,48 @@ def test_compile_rewrites_nothing_more_where_the_cache_cannot_be_written(tmp_pat
     assert len(lines) == 5 and all("[Errno 20] Not a directory" in line for line in lines)
 
 
+def test_a_syntax_error_where_the_cache_cannot_be_written_is_said_as_one(tmp_path):
+    """A file with a syntax error in a directory already known unwritable is reported
+    with its SyntaxError, as compileall reports it, not as 'cannot write'."""
+    root = write_tree(tmp_path / "app", {"a.py": MOD, "b.py": "def (:\n", "c.py": MOD})
+    (root / "__pycache__").write_text("a file where the directory goes\n")
+    proc = run_python(["-m", "lazify", "compile", str(root)],
+                      env_extra={"XDG_CACHE_HOME": None, "HOME": "/dev/null"})
+    assert proc.returncode == 1
+    said = {line.split(": ")[1].rpartition("/")[2].partition(":")[0]: line
+            for line in proc.stderr.splitlines() if line.startswith("lazify compile: /")}
+    assert sorted(said) == ["a.py", "b.py", "c.py"], proc.stderr
+    assert "SyntaxError" in said["b.py"] and "cannot write" not in said["b.py"], proc.stderr
+    assert "0 compiled, 0 up to date, 1 skipped (1 not valid Python), 2 failed" in proc.stdout
+
+
+def test_one_files_own_write_error_does_not_fail_its_directory(tmp_path, monkeypatch, capsys):
+    """A write error of one file's own (its pyc's name too long for the file system) is
+    that file's: the other files of its directory are still compiled, not failed with
+    its error without being tried."""
+    monkeypatch.setattr(sys, "pycache_prefix", None)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    root = tmp_path / "app"
+    root.mkdir()
+    try:
+        longest = os.pathconf(root, "PC_NAME_MAX")
+    except (AttributeError, OSError, ValueError):
+        longest = 255
+    # the longest source name there is: its pyc's name (with the cache tag) is longer
+    long_name = "a" * (longest - len(".py")) + ".py"
+    for name in (long_name, "b.py", "c.py"):
+        write(root, name, MOD)
+        os.utime(root / name, (time.time() - 3600,) * 2)   # not too fresh to cache
+    assert compile_paths([str(root)], jobs=1, progress=False) == 1
+    out, err = capsys.readouterr()
+    # the files a line is about, by its start: a substring test would also find 'b.py'
+    # in the long file's own line, whose pyc's tag may end in 'b' ('...h1f2e3a4b.pyc')
+    failed = [line for line in err.splitlines() if ": cannot write " in line]
+    assert [line.startswith(f"lazify compile: {root / long_name}: ") for line in failed] == [True], err
+    assert sorted(os.path.basename(p).split(".")[0] for p in lazify_pycs(root)) == ["b", "c"]
+    assert "2 compiled, 0 up to date, 0 skipped, 1 failed" in out, out
+
+
 def test_compile_lists_ten_failures_and_counts_the_rest(tmp_path):
     from tests.test_hook import write_tree
 

@@ -288,6 +288,23 @@ def test_dont_write_bytecode_serves_plain_and_warns_once_per_environment(tmp_pat
     assert "cannot be written" not in third.stderr
 
 
+def test_the_warning_is_remembered_only_once_it_is_said(tmp_path):
+    """A start with standard error closed (``2>&-``, cron) cannot say the warning: it is
+    not remembered as said, and the next start with standard error says it."""
+    root = make_app(tmp_path / "app")
+    env = {"PYTHONDONTWRITEBYTECODE": "1"}
+    os.makedirs(root / ".tmp", exist_ok=True)
+    closed = subprocess.run(
+        [sys.executable, "app.py"], cwd=root, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, text=True, preexec_fn=lambda: os.close(2),
+        env=child_env({**DEFERRED, "XDG_CACHE_HOME": str(root / ".xdg"),
+                       "TMPDIR": str(root / ".tmp"), **env}))
+    assert closed.returncode == 0 and "42" in closed.stdout
+    second = start(root, env=env, check=True)
+    warnings = [line for line in second.stderr.splitlines() if "cannot be written" in line]
+    assert len(warnings) == 1, second.stderr
+
+
 def _nobody_can_run_python():
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         return "not root: cannot run as nobody"
