@@ -387,11 +387,10 @@ def _read_names(path):
     return frozenset(names)
 
 
-def read_rewriter_deps(shared_only=False):
-    """The kept measurement, or None (*shared_only*: only the one beside lazify's
-    bytecode, which every user of the environment reads)."""
+def read_rewriter_deps():
+    """The kept measurement, or None."""
     names = _read_names(rewriter_deps_path())
-    if names is None and not shared_only:
+    if names is None:
         root = fallback_root()
         if root is not None and fallback_trusted(root):
             names = _read_names(rewriter_deps_path(rewriter_deps_fallback()))

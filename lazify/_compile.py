@@ -15,8 +15,7 @@ import os
 import sys
 import time
 
-from . import (_cache, _cache_write, _hook, _mechanism, _os, _rewriter_deps, _settings, _sources,
-               _startup_bundle)
+from . import _cache, _cache_write, _hook, _mechanism, _os, _settings, _sources, _startup_bundle
 
 #: below this many files the work is done in this process: a pool costs more
 IN_PROCESS_BELOW = 48
@@ -60,7 +59,6 @@ def compile_paths(paths, *, hash_based=False, mechanism=None, jobs=None, env=Fal
     dont_write, sys.dont_write_bytecode = sys.dont_write_bytecode, False
     try:
         _hook.plain_modules()
-        _rewriter_deps.keep_for_the_environment()
     finally:
         sys.dont_write_bytecode = dont_write
     from . import _rewrite  # noqa: F401  (imported once, before the workers fork)

@@ -23,7 +23,7 @@ loaded, plain, before anything is rewritten.
 import os
 import sys
 
-from . import _cache, _cache_write, _os
+from . import _cache_write, _os
 
 _MEASURE = (
     "import sys\n"
@@ -167,15 +167,3 @@ def measured(import_rewriter) -> frozenset:
     before = set(sys.modules)
     import_rewriter()
     return top_level(set(sys.modules) - before) | {"lazify"}
-
-
-def keep_for_the_environment() -> None:
-    """Keep the measurement beside lazify's bytecode where it was only in this user's
-    own cache: ``lazify compile`` and ``enable`` prepare an environment for every
-    user of it (a container's ``nobody``, a HOME of its own), who read only that copy;
-    without it their first import of a rewriter dependency (``ast``) is a cache miss,
-    served plain with the "imported eagerly" warning."""
-    if _cache.read_rewriter_deps(shared_only=True) is None:
-        names = _cache.read_rewriter_deps()
-        if names is not None:
-            _cache_write.write_rewriter_deps(names)

@@ -369,31 +369,6 @@ def test_enable_with_an_unwritable_site_packages(env):
     assert _app(env) == (["True", "True", "False"], "")
 
 
-def test_enable_keeps_the_measurement_for_every_user(env):
-    """enable prepares the environment for its other users (a container's ``nobody``, a
-    HOME of their own): the measurement of the rewriter's dependencies, found in this
-    user's own cache (another venv of the same Python measured it), is kept beside
-    lazify too, so another user's ``import ast`` (one of them) is no cache miss, with
-    no "imported eagerly" warning."""
-    measured = os.path.join(env["site"], "lazify", "__pycache__", "rewriter-deps.*.txt")
-    mine = os.path.join(env["home"], "my-cache")
-    _run([env["python"], "-c", "from lazify import _hook; _hook.plain_modules()"],
-         XDG_CACHE_HOME=mine)
-    for path in glob.glob(measured):
-        os.remove(path)                  # in this user's cache only
-    proc = _run([env["lazify"], "enable"], cwd=env["project"], XDG_CACHE_HOME=mine)
-    try:
-        assert proc.returncode == 0, proc.stderr
-        assert glob.glob(measured)
-        other = tempfile.mkdtemp(prefix="other-user-", dir=env["home"])  # the warning's marker too
-        proc = _run([env["python"], "-c", "import ast, sys; print('lazify._miss' in sys.modules)"],
-                    XDG_CACHE_HOME=os.path.join(other, "cache"), TMPDIR=other,
-                    PYTHONDONTWRITEBYTECODE="1")
-        assert (proc.returncode, proc.stdout, proc.stderr) == (0, "False\n", "")
-    finally:
-        assert _run([env["lazify"], "disable"]).returncode == 0
-
-
 def test_lazify_uninstalled_after_enable(env, wheel):
     """The enabled environment keeps starting, eagerly, with one line saying why."""
     assert _enable(env, "--no-compile").returncode == 0
