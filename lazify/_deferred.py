@@ -28,6 +28,13 @@ CHILD = ("import sys; sys.path.insert(0, sys.argv[1]); "
 ARGV_BUDGET = 256 * 1024
 
 
+#: set by lazify's own commands (all but ``lazify run``): the modules their process
+#: imported eagerly are lazify's, not a program's, and the once-per-environment warning
+#: given there ('run `lazify compile --env`', at the end of that very command) would be
+#: the program's no more
+own_command = False
+
+
 # ------------------------------------------------------------------- in the program
 
 def finish(missed, warn=True, debug=None) -> list:
@@ -163,6 +170,8 @@ def _warn_once(count: int, why: str, or_else: str) -> None:
     cache cannot be written, and what to do (*or_else*: a remedy besides
     ``lazify compile --env``, only where it helps).  Said only when a marker can be
     left: a warning on every start would be noise of its own."""
+    if own_command:
+        return
     paths = marker_paths()
     if not paths or any(os.path.exists(path) for path in paths):
         return                           # warned before (or nowhere to remember it)

@@ -420,3 +420,20 @@ def test_lazify_run_first_start_writes_no_plain_pyc_for_the_script(tmp_path):
     wait_for_cache(root, ["app", "mod", "heavy"])
     assert not any(name.startswith("app.") and "lazify" not in name
                    for name in os.listdir(root / "__pycache__"))
+
+
+def test_lazify_commands_leave_the_warning_to_the_program(tmp_path):
+    """A lazify command (not ``run``) in an environment where lazify is active at
+    start-up, with nothing writable: the modules it imported eagerly are its own, so it
+    neither warns ('run `lazify compile --env`' at the end of ``lazify compile --env``
+    itself, after an upgrade of lazify) nor uses up the warning, which the program gets."""
+    root = make_app(tmp_path / "app")
+    env = {"PYTHONDONTWRITEBYTECODE": "1", "LAZIFY": "1", "XDG_CACHE_HOME": str(root / ".xdg"),
+           "TMPDIR": str(root / ".tmp"), "PYTHONPYCACHEPREFIX": str(tmp_path / "empty"),
+           **DEFERRED}
+    os.makedirs(root / ".tmp")
+    for command in (["check", "mod.py"], ["status"]):
+        proc = run_python(["-m", "lazify", *command], cwd=root, env_extra=env)
+        assert "cannot be written" not in proc.stderr, (command, proc.stderr)
+    first = start(root, env=env, check=True)
+    assert "cannot be written" in first.stderr, first.stderr
