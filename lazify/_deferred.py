@@ -165,6 +165,14 @@ def marker_paths() -> list:
     return paths
 
 
+def compile_command() -> str:
+    """The command that writes the cache this process reads: lazify's pycs are per
+    optimization level, and ``lazify compile`` writes its own interpreter's (a program
+    run with ``-O`` told to run plain ``lazify compile --env`` was told it again)."""
+    level = sys.flags.optimize
+    return f"python -{'O' * level} -m lazify compile --env" if level else "lazify compile --env"
+
+
 def _warn_once(count: int, why: str, or_else: str) -> None:
     """Say once per environment that modules were imported eagerly because lazify's
     cache cannot be written, and what to do (*or_else*: a remedy besides
@@ -183,7 +191,7 @@ def _warn_once(count: int, why: str, or_else: str) -> None:
     try:
         sys.stderr.write(
             f"lazify: {count} module{'s' if count != 1 else ''} imported eagerly: lazify's "
-            f"bytecode cache cannot be written ({why}). Run `lazify compile --env` where it "
+            f"bytecode cache cannot be written ({why}). Run `{compile_command()}` where it "
             f"can be (at image build time){or_else}. (Said once for this environment.)\n")
         sys.stderr.flush()
     except Exception:

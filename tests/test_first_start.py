@@ -437,3 +437,18 @@ def test_lazify_commands_leave_the_warning_to_the_program(tmp_path):
         assert "cannot be written" not in proc.stderr, (command, proc.stderr)
     first = start(root, env=env, check=True)
     assert "cannot be written" in first.stderr, first.stderr
+
+
+def test_the_warning_under_o_names_the_compile_that_helps(tmp_path):
+    """lazify's pycs are per optimization level: a program run with -O is told to run
+    ``python -O -m lazify compile --env`` (the plain command writes -O's cache no more
+    than before), and after that command its starts are lazy."""
+    root = make_app(tmp_path / "app")
+    env = {"PYTHONDONTWRITEBYTECODE": "1"}
+    extra = {**DEFERRED, "XDG_CACHE_HOME": str(root / ".xdg"), "TMPDIR": str(root / ".tmp"), **env}
+    os.makedirs(root / ".tmp")
+    first = run_python(["-O", "app.py"], cwd=root, env_extra=extra, check=True)
+    assert "Run `python -O -m lazify compile --env` where" in first.stderr, first.stderr
+    run_python(["-O", "-m", "lazify", "compile", str(root)], env_extra=env, check=True)
+    second = run_python(["-O", "app.py"], cwd=root, env_extra=extra, check=True)
+    assert "heavy loaded: False" in second.stderr, second.stderr
