@@ -307,7 +307,9 @@ def test_compile_keeps_the_rewriter_dependencies_for_every_user(tmp_path):
                env_extra={**builder, "PYTHONPYCACHEPREFIX": cache})
     (tmp_path / "tmp").mkdir()
     other = {"XDG_CACHE_HOME": None, "HOME": "/nonexistent", "TMPDIR": str(tmp_path / "tmp"),
-             "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": cache, "LAZIFY": "1",
+             "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": cache,
              "LAZIFY_DEFER_REWRITE": None, "PYTHONPATH": f"{ROOT}{os.pathsep}{root}"}
-    proc = run_python(["-c", "import app; print(app.f().__name__)"], cwd="/", env_extra=other)
+    # -S: no site, so no sitecustomize of the stdlib's (Debian's), not compiled here
+    proc = run_python(["-S", "-c", "import lazify; lazify.install(); import app; "
+                       "print(app.f().__name__)"], cwd="/", env_extra=other)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "ast\n", "")
