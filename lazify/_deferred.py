@@ -28,11 +28,11 @@ CHILD = ("import sys; sys.path.insert(0, sys.argv[1]); "
 ARGV_BUDGET = 256 * 1024
 
 
-#: set by lazify's own commands (all but ``lazify run``): the modules their process
-#: imported eagerly are lazify's, not a program's, and the once-per-environment warning
-#: given there ('run `lazify compile --env`', at the end of that very command) would be
-#: the program's no more
-own_command = False
+#: no warning at exit in this process, and the marker left for a program: set by
+#: lazify's own commands (all but ``lazify run``: what their process imported eagerly
+#: is lazify's, and 'run `lazify compile --env`' ended that very command) and by
+#: ``pytest --lazify`` once its summary has said it
+no_exit_warning = False
 
 
 # ------------------------------------------------------------------- in the program
@@ -178,7 +178,7 @@ def _warn_once(count: int, why: str, or_else: str) -> None:
     cache cannot be written, and what to do (*or_else*: a remedy besides
     ``lazify compile --env``, only where it helps).  Said only when a marker can be
     left: a warning on every start would be noise of its own."""
-    if own_command:
+    if no_exit_warning:
         return
     paths = marker_paths()
     if not paths or any(os.path.exists(path) for path in paths):

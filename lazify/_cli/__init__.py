@@ -48,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_main(argv[1:])
     from .. import _deferred
 
-    _deferred.own_command = True         # its process's misses are lazify's, not a program's
+    _deferred.no_exit_warning = True     # its process's misses are lazify's, not a program's
     usable_streams()
     parser = _build_parser()
     args = parser.parse_args(argv)
