@@ -186,6 +186,12 @@ def prepare(argv):
                              "[Errno 2] No such file or directory"
                              f"{_nor_command(options.target)}\n")
             return 2
+        if path != options.target:       # a command found by name
+            other = not_python(path)
+            if other is not None:
+                _say(f"{PROG}: {options.target} ({path}) is not a Python program ({other}): "
+                     f"lazify run runs Python programs\n")
+                return 2
     try:
         settings = resolve_settings(options.mechanism)
     except ValueError as exc:            # _config.ConfigError, a mechanism this Python lacks
@@ -281,6 +287,27 @@ def find_command(target):
         candidate = os.path.join(directory or os.curdir, target)
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
+    return None
+
+
+def not_python(path):
+    """What the command at ``path`` is when it is no Python program (``#!/bin/sh``, an
+    executable binary), else None.  ``lazify run ls`` ran the ELF file as Python source
+    ('SyntaxError: source code cannot contain null bytes'), a shell script likewise."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(256)
+    except OSError:
+        return None                      # python says why, as for any script
+    if head.startswith(b"#!"):
+        words = head[2:].split(b"\n", 1)[0].split()
+        if words and os.path.basename(words[0]) == b"env":
+            words = [w for w in words[1:] if not w.startswith(b"-")]
+        if words and b"python" not in os.path.basename(words[0]).lower():
+            return "#!" + head[2:].split(b"\n", 1)[0].strip().decode("utf-8", "replace")
+        return None
+    if b"\0" in head:
+        return "a binary executable"
     return None
 
 

@@ -4,6 +4,7 @@ each against what ``python`` does with the same target."""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -126,6 +127,27 @@ def test_run_unknown_command(tmp_path):
     assert proc.returncode == 2             # a path, not a command: python's words alone
     assert proc.stderr == (f"lazify run: can't open file {str(tmp_path / 'missing.py')!r}: "
                            "[Errno 2] No such file or directory\n")
+
+
+def test_run_a_command_that_is_no_python_program(tmp_path):
+    """``lazify run ls`` or a shell script on PATH: one line and exit status 2, where
+    the file was run as Python source (a SyntaxError about null bytes); a Python
+    script named by ``/usr/bin/env python3`` still runs."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    for name, text in (("shtool", "#!/bin/sh\necho hi\n"),
+                       ("pytool", "#!/usr/bin/env -S python3 -u\nprint('ran')\n")):
+        (bindir / name).write_text(text)
+        os.chmod(bindir / name, 0o755)
+    shutil.copy(sys.executable, bindir / "binary")     # an executable binary
+    env = {"PATH": f"{bindir}{os.pathsep}/usr/bin:/bin"}
+    for name, what in (("shtool", "#!/bin/sh"), ("binary", "a binary executable")):
+        proc = run_python(["-m", "lazify", "run", name], cwd=tmp_path, env_extra=env)
+        assert (proc.returncode, proc.stdout) == (2, ""), proc.stderr
+        assert proc.stderr == (f"lazify run: {name} ({bindir / name}) is not a Python program "
+                               f"({what}): lazify run runs Python programs\n")
+    proc = run_python(["-m", "lazify", "run", "pytool"], cwd=tmp_path, env_extra=env)
+    assert (proc.returncode, proc.stdout) == (0, "ran\n"), proc.stderr
 
 
 @pytest.mark.parametrize("argv, message", [
