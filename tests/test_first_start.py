@@ -262,6 +262,8 @@ def test_dont_write_bytecode_serves_plain_and_warns_once_per_environment(tmp_pat
     warnings = [line for line in first.stderr.splitlines() if "cannot be written" in line]
     assert len(warnings) == 1, first.stderr
     assert "PYTHONDONTWRITEBYTECODE" in warnings[0] and "lazify compile --env" in warnings[0]
+    # the script's directory, which --env leaves out, is named: the command compiles mod
+    assert f"Run `lazify compile --env {root}` where" in warnings[0], warnings[0]
     second = start(root, env=env, check=True)
     assert "cannot be written" not in second.stderr, second.stderr
     # the per-user cache directory appears (any lazify command can make it): still said once
@@ -448,7 +450,7 @@ def test_the_warning_under_o_names_the_compile_that_helps(tmp_path):
     extra = {**DEFERRED, "XDG_CACHE_HOME": str(root / ".xdg"), "TMPDIR": str(root / ".tmp"), **env}
     os.makedirs(root / ".tmp")
     first = run_python(["-O", "app.py"], cwd=root, env_extra=extra, check=True)
-    assert "Run `python -O -m lazify compile --env` where" in first.stderr, first.stderr
+    assert f"Run `python -O -m lazify compile --env {root}` where" in first.stderr, first.stderr
     run_python(["-O", "-m", "lazify", "compile", str(root)], env_extra=env, check=True)
     second = run_python(["-O", "app.py"], cwd=root, env_extra=extra, check=True)
     assert "heavy loaded: False" in second.stderr, second.stderr
