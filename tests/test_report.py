@@ -829,3 +829,20 @@ def test_the_reports_own_sitecustomize_is_no_cache_miss_of_the_program(tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert not [n for n in data["notes"] if "missing from" in n], data["notes"]
     assert "cannot be written" not in proc.stderr, proc.stderr
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a file name that is not UTF-8")
+def test_a_command_under_a_path_no_encoding_decodes(tmp_path):
+    """A script in a directory whose name is not UTF-8 (Latin-1 b'caf\\xe9'): the page
+    is written, the name escaped, where writing it ended in a UnicodeEncodeError
+    traceback and no page."""
+    odd = os.path.join(os.fsencode(tmp_path), b"caf\xe9")
+    os.mkdir(odd)
+    with open(os.path.join(odd, b"s.py"), "w") as f:
+        f.write("import json\nprint(json.dumps(1))\n")
+    script = os.fsdecode(os.path.join(odd, b"s.py"))
+    proc = run_python(["-m", "lazify", "report", "--rounds", "0", "-o", "page.html", "--",
+                       sys.executable, script], cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    page = (tmp_path / "page.html").read_text(encoding="utf-8")
+    assert "caf\\udce9" in page
