@@ -117,6 +117,10 @@ def pytest_terminal_summary(terminalreporter, config):
     text = _import_record.format_summary(snap, title="lazy imports", first=str(config.rootpath))
     for line in text.splitlines():
         terminalreporter.write_line(line)
+    if snap.get("served_plain"):
+        from lazify import _deferred
+
+        _deferred.no_exit_warning = True   # the summary said it (and what to run)
     path = config.getoption("lazify_report")
     if path:
         report = dict(snap)

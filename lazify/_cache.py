@@ -387,10 +387,11 @@ def _read_names(path):
     return frozenset(names)
 
 
-def read_rewriter_deps():
-    """The kept measurement, or None."""
+def read_rewriter_deps(beside_lazify_only=False):
+    """The kept measurement, or None (*beside_lazify_only*: not the per-user copy,
+    which only its user reads)."""
     names = _read_names(rewriter_deps_path())
-    if names is None:
+    if names is None and not beside_lazify_only:
         root = fallback_root()
         if root is not None and fallback_trusted(root):
             names = _read_names(rewriter_deps_path(rewriter_deps_fallback()))

@@ -15,7 +15,8 @@ import os
 import sys
 import time
 
-from . import _cache, _cache_write, _hook, _mechanism, _os, _settings, _sources, _startup_bundle
+from . import (_cache, _cache_write, _hook, _mechanism, _os, _rewriter_deps, _settings, _sources,
+               _startup_bundle)
 
 #: below this many files the work is done in this process: a pool costs more
 IN_PROCESS_BELOW = 48
@@ -58,6 +59,7 @@ def compile_paths(paths, *, hash_based=False, mechanism=None, jobs=None, env=Fal
     # (compile writes anyway): the starts that follow read them, and never measure
     dont_write, sys.dont_write_bytecode = sys.dont_write_bytecode, False
     try:
+        _rewriter_deps.keep_for_every_user()
         _hook.plain_modules()
     finally:
         sys.dont_write_bytecode = dont_write

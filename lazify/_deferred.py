@@ -28,6 +28,13 @@ CHILD = ("import sys; sys.path.insert(0, sys.argv[1]); "
 ARGV_BUDGET = 256 * 1024
 
 
+#: no warning at exit in this process, and the marker left for a program: set by
+#: lazify's own commands (all but ``lazify run``: what their process imported eagerly
+#: is lazify's, and 'run `lazify compile --env`' ended that very command) and by
+#: ``pytest --lazify`` once its summary has said it
+no_exit_warning = False
+
+
 # ------------------------------------------------------------------- in the program
 
 def finish(missed, warn=True, debug=None) -> list:
@@ -37,7 +44,8 @@ def finish(missed, warn=True, debug=None) -> list:
     if sys.dont_write_bytecode:
         if warn:
             # no directory helps: only a cache written ahead of time is read
-            _warn_once(len(missed), "PYTHONDONTWRITEBYTECODE (or -B) forbids writing it", "")
+            _warn_once(len(missed), "PYTHONDONTWRITEBYTECODE (or -B) forbids writing it", "",
+                       uncovered_roots(missed))
         return list(missed)
     writable, unwritable = [], []
     verdicts = {}
@@ -60,10 +68,9 @@ def finish(missed, warn=True, debug=None) -> list:
                   f"({'at exit' if warn else 'while it runs'}, child {pid})")
     if unwritable and warn:
         root = _cache.fallback_root()
-        where = f"{os.path.dirname(os.path.dirname(unwritable[0][1]))}"
-        _warn_once(len(unwritable), f"neither the __pycache__ directories under {where}"
-                   + (f" nor {root}" if root else "") + " can be written",
-                   ", or set XDG_CACHE_HOME to a writable directory")
+        _warn_once(len(unwritable), f"neither the __pycache__ directories under "
+                   f"{_root(unwritable[0])}" + (f" nor {root}" if root else "") + " can be written",
+                   ", or set XDG_CACHE_HOME to a writable directory", uncovered_roots(unwritable))
     return unwritable
 
 
@@ -158,11 +165,54 @@ def marker_paths() -> list:
     return paths
 
 
-def _warn_once(count: int, why: str, or_else: str) -> None:
+def _root(entry) -> str:
+    """The ``sys.path`` entry a miss ``(name, path, is a package)`` was found in."""
+    name, path, is_package = entry
+    root = os.path.dirname(path)
+    for _ in range(name.count(".") + (1 if is_package else 0)):
+        root = os.path.dirname(root)
+    return root
+
+
+def uncovered_roots(missed) -> list:
+    """The ``sys.path`` entries of these misses that ``lazify compile --env`` leaves
+    out (the script's directory, ``PYTHONPATH``'s, as :func:`lazify._compile.environment_paths`
+    does): the warning names them after ``--env``, which alone compiled none of a
+    program's own modules."""
+    entries = sys.path if getattr(sys.flags, "safe_path", False) else sys.path[1:]
+    pythonpath = {os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
+    covered = {os.path.abspath(p or os.curdir) for p in entries} - pythonpath
+    roots = []
+    for entry in missed:
+        root = _root(entry)
+        if root not in covered and root not in roots:
+            roots.append(root)
+    return roots
+
+
+def _quoted(path: str) -> str:
+    """``path`` as a POSIX shell reads it (shlex.quote, without importing shlex at exit)."""
+    safe = path and all(c.isalnum() or c in "@%+=:,./-_" for c in path)
+    return path if safe else "'" + path.replace("'", "'\\''") + "'"
+
+
+def compile_command(paths=()) -> str:
+    """The command that writes the cache this process reads: lazify's pycs are per
+    optimization level, and ``lazify compile`` writes its own interpreter's (a program
+    run with ``-O`` told to run plain ``lazify compile --env`` was told it again); and
+    ``paths``, the program's directories ``--env`` leaves out."""
+    level = sys.flags.optimize
+    command = f"python -{'O' * level} -m lazify compile --env" if level else "lazify compile --env"
+    return " ".join([command, *map(_quoted, paths)])
+
+
+def _warn_once(count: int, why: str, or_else: str, roots=()) -> None:
     """Say once per environment that modules were imported eagerly because lazify's
     cache cannot be written, and what to do (*or_else*: a remedy besides
     ``lazify compile --env``, only where it helps).  Said only when a marker can be
     left: a warning on every start would be noise of its own."""
+    if no_exit_warning:
+        return
     paths = marker_paths()
     if not paths or any(os.path.exists(path) for path in paths):
         return                           # warned before (or nowhere to remember it)
@@ -174,7 +224,7 @@ def _warn_once(count: int, why: str, or_else: str) -> None:
     try:
         sys.stderr.write(
             f"lazify: {count} module{'s' if count != 1 else ''} imported eagerly: lazify's "
-            f"bytecode cache cannot be written ({why}). Run `lazify compile --env` where it "
+            f"bytecode cache cannot be written ({why}). Run `{compile_command(roots)}` where it "
             f"can be (at image build time){or_else}. (Said once for this environment.)\n")
         sys.stderr.flush()
     except Exception:

@@ -23,7 +23,7 @@ loaded, plain, before anything is rewritten.
 import os
 import sys
 
-from . import _cache_write, _os
+from . import _cache, _cache_write, _os
 
 _MEASURE = (
     "import sys\n"
@@ -149,6 +149,20 @@ def _run(argv) -> bytes | None:
     finally:
         _os.close(read_end)
     return b"".join(chunks) if _os.waitstatus_to_exitcode(status) == 0 else None
+
+
+def keep_for_every_user() -> None:
+    """Keep the measurement beside lazify's bytecode, where every user of the
+    environment reads it (``lazify compile``, even under ``PYTHONDONTWRITEBYTECODE``:
+    compile writes anyway).  A copy in the compiling user's per-user cache answers
+    that user only: a container built as root and run as another user (no home)
+    found none, and every start served the rewriter's dependencies (``ast``) as
+    cache misses, with a warning to run the ``lazify compile --env`` just run."""
+    if _cache.read_rewriter_deps(beside_lazify_only=True) is not None:
+        return
+    names = _cache.read_rewriter_deps() or measure()
+    if names is not None:
+        _cache_write.write_rewriter_deps(names)
 
 
 def measured(import_rewriter) -> frozenset:

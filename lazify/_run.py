@@ -133,11 +133,13 @@ class Launch:
     (docs/performance.md, "Steady state on real test suites").
     """
 
-    __slots__ = ("code", "namespace", "_restore", "_source", "_filename")
+    __slots__ = ("code", "namespace", "_restore", "_source", "_filename", "hint")
 
     def __init__(self, code, namespace, restore, source=None, filename=None):
         self.code = code
         self.namespace = namespace
+        #: said after the traceback of a module not found (:func:`foreign_python`)
+        self.hint = None
         #: undoes what was done to ``sys`` for the program (``__main__``, ``argv[0]``)
         self._restore = restore
         #: ``-c``'s source, for the lines of its traceback (3.13+)
@@ -161,7 +163,10 @@ class Launch:
                 return 0
             if self._source is not None:
                 _register_source(exc, self._source, self._filename)
-            return report(exc)
+            status = report(exc)
+            if self.hint is not None and isinstance(exc, ModuleNotFoundError):
+                _say(self.hint)
+            return status
         finally:
             self._restore()
 
@@ -186,6 +191,12 @@ def prepare(argv):
                              "[Errno 2] No such file or directory"
                              f"{_nor_command(options.target)}\n")
             return 2
+        if path != options.target:       # a command found by name
+            other = not_python(path)
+            if other is not None:
+                _say(f"{PROG}: {options.target} ({path}) is not a Python program ({other}): "
+                     f"lazify run runs Python programs\n")
+                return 2
     try:
         settings = resolve_settings(options.mechanism)
     except ValueError as exc:            # _config.ConfigError, a mechanism this Python lacks
@@ -213,7 +224,14 @@ def prepare(argv):
             _say(f"{PROG}: can't read standard input: {exc}\n")
             return 2
         return run_source(source, "<stdin>", ["-", *options.args], lazy=enabled)
-    return run_script(path, options.args, lazy=enabled)
+    launch = run_script(path, options.args, lazy=enabled)
+    python = foreign_python(path) if path != options.target else None
+    if python is not None and isinstance(launch, Launch):
+        launch.hint = (f"{PROG}: {options.target} is a script of {python}, and ran with this "
+                       f"Python ({sys.executable}), which has not its modules: run it as "
+                       f"`{python} -m lazify run {options.target}` (lazify installed "
+                       f"there) or `LAZIFY=1 {options.target}`\n")
+    return launch
 
 
 def _say(text, stream="stderr"):
@@ -282,6 +300,52 @@ def find_command(target):
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
     return None
+
+
+def _head(path):
+    """The first bytes of the file at ``path``, None where it cannot be read (python
+    then says why, as for any script)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(256)
+    except OSError:
+        return None
+
+
+def _shebang(head) -> list:
+    """The words of the ``#!`` line (after ``env`` and its options), [] for none."""
+    if not head.startswith(b"#!"):
+        return []
+    words = head[2:].split(b"\n", 1)[0].split()
+    if words and os.path.basename(words[0]) == b"env":
+        words = [w for w in words[1:] if not w.startswith(b"-")]
+    return [w.decode("utf-8", "surrogateescape") for w in words]
+
+
+def foreign_python(path):
+    """The Python the script at ``path`` names in its ``#!`` line when it is another
+    environment's (not in this interpreter's directory: a pipx-style ``~/.local/bin``
+    link into an application's venv), else None."""
+    words = _shebang(_head(path) or b"")
+    if not words or not os.path.isabs(words[0]) or "python" not in os.path.basename(words[0]):
+        return None
+    here = os.path.dirname(os.path.abspath(sys.executable))
+    return None if os.path.dirname(words[0]) == here else words[0]
+
+
+def not_python(path):
+    """What the command at ``path`` is when it is no Python program (``#!/bin/sh``, an
+    executable binary), else None.  ``lazify run ls`` ran the ELF file as Python source
+    ('SyntaxError: source code cannot contain null bytes'), a shell script likewise."""
+    head = _head(path)
+    if head is None:
+        return None
+    words = _shebang(head)
+    if words:
+        if "python" in os.path.basename(words[0]).lower():
+            return None
+        return "#!" + head[2:].split(b"\n", 1)[0].strip().decode("utf-8", "replace")
+    return "a binary executable" if b"\0" in head else None
 
 
 def _bare(target) -> bool:

@@ -9,7 +9,7 @@ import time
 from lazify import _hook
 from lazify._cli import main
 from lazify._compile import compile_paths
-from tests._util import run_python, write
+from tests._util import ROOT, run_python, write
 from tests.test_hook import MOD, debug_lines, lazify_pycs, run, write_tree
 
 
@@ -330,3 +330,29 @@ def test_compile_writes_cache(tmp_path):
     proc = run_python(["-m", "lazify", "compile", str(tmp_path)])
     assert proc.returncode == 0, proc.stderr
     assert any("lazify" in name for name in os.listdir(tmp_path / "__pycache__"))
+
+
+def test_compile_keeps_the_rewriter_dependencies_for_every_user(tmp_path):
+    """compile keeps the measurement of the rewriter's dependencies beside lazify's
+    bytecode even where the compiling user's per-user cache holds a copy: a container
+    compiled as root and run as another user with no home found none, and every start
+    served ``ast`` (a dependency, never rewritten) as a cache miss, with a warning to
+    run the ``lazify compile --env`` just run."""
+    from tests.test_hook import write_tree
+
+    root = write_tree(tmp_path / "app", {"app.py": "import ast\n\n\ndef f():\n    return ast\n"})
+    builder = {"XDG_CACHE_HOME": str(tmp_path / "xdg"), "PYTHONDONTWRITEBYTECODE": "1"}
+    # the builder's per-user copy, kept by an earlier start under another bytecode prefix
+    run_python(["-c", "import lazify; lazify.install()"], cwd=tmp_path, check=True, env_extra={
+        **builder, "PYTHONDONTWRITEBYTECODE": None, "PYTHONPYCACHEPREFIX": str(tmp_path / "c0")})
+    cache = str(tmp_path / "cache")
+    run_python(["-m", "lazify", "compile", str(root)], cwd=tmp_path, check=True,
+               env_extra={**builder, "PYTHONPYCACHEPREFIX": cache})
+    (tmp_path / "tmp").mkdir()
+    other = {"XDG_CACHE_HOME": None, "HOME": "/nonexistent", "TMPDIR": str(tmp_path / "tmp"),
+             "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": cache,
+             "LAZIFY_DEFER_REWRITE": None, "PYTHONPATH": f"{ROOT}{os.pathsep}{root}"}
+    # -S: no site, so no sitecustomize of the stdlib's (Debian's), not compiled here
+    proc = run_python(["-S", "-c", "import lazify; lazify.install(); import app; "
+                       "print(app.f().__name__)"], cwd="/", env_extra=other)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "ast\n", "")

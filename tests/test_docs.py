@@ -143,3 +143,16 @@ def test_the_usage_list_of_reason_codes_is_complete():
     listed = re.findall(r"`([a-z-]+)`", re.sub(r"\([^)]*\)", "", sentence))   # not the asides
     codes = {value for value in vars(Reason).values() if isinstance(value, Reason)}
     assert len(listed) == len(set(listed)) and set(listed) == codes, sorted(codes ^ set(listed))
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: os.path.relpath(p, ROOT))
+def test_pip_installs_name_the_distribution(document):
+    """The distribution is lazify-imports (``lazify`` on PyPI is another project): a
+    ``pip install`` in the documents never asks for a bare ``lazify`` (the container
+    recipe did, and never enabled lazify either)."""
+    with open(document, encoding="utf-8") as f:
+        text = f.read()
+    commands = re.findall(r"pip install([^`;&|#\n]*)", text)
+    wrong = [c for c in commands if any(re.fullmatch(r"lazify(\[.*\])?([=<>~!].*)?", arg)
+                                        for arg in c.split())]
+    assert not wrong, wrong

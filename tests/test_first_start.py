@@ -262,6 +262,8 @@ def test_dont_write_bytecode_serves_plain_and_warns_once_per_environment(tmp_pat
     warnings = [line for line in first.stderr.splitlines() if "cannot be written" in line]
     assert len(warnings) == 1, first.stderr
     assert "PYTHONDONTWRITEBYTECODE" in warnings[0] and "lazify compile --env" in warnings[0]
+    # the script's directory, which --env leaves out, is named: the command compiles mod
+    assert f"Run `lazify compile --env {root}` where" in warnings[0], warnings[0]
     second = start(root, env=env, check=True)
     assert "cannot be written" not in second.stderr, second.stderr
     # the per-user cache directory appears (any lazify command can make it): still said once
@@ -437,3 +439,35 @@ def test_lazify_run_first_start_writes_no_plain_pyc_for_the_script(tmp_path):
     wait_for_cache(root, ["app", "mod", "heavy"])
     assert not any(name.startswith("app.") and "lazify" not in name
                    for name in os.listdir(root / "__pycache__"))
+
+
+def test_lazify_commands_leave_the_warning_to_the_program(tmp_path):
+    """A lazify command (not ``run``) in an environment where lazify is active at
+    start-up, with nothing writable: the modules it imported eagerly are its own, so it
+    neither warns ('run `lazify compile --env`' at the end of ``lazify compile --env``
+    itself, after an upgrade of lazify) nor uses up the warning, which the program gets."""
+    root = make_app(tmp_path / "app")
+    env = {"PYTHONDONTWRITEBYTECODE": "1", "LAZIFY": "1", "XDG_CACHE_HOME": str(root / ".xdg"),
+           "TMPDIR": str(root / ".tmp"), "PYTHONPYCACHEPREFIX": str(tmp_path / "empty"),
+           **DEFERRED}
+    os.makedirs(root / ".tmp")
+    for command in (["check", "mod.py"], ["status"]):
+        proc = run_python(["-m", "lazify", *command], cwd=root, env_extra=env)
+        assert "cannot be written" not in proc.stderr, (command, proc.stderr)
+    first = start(root, env=env, check=True)
+    assert "cannot be written" in first.stderr, first.stderr
+
+
+def test_the_warning_under_o_names_the_compile_that_helps(tmp_path):
+    """lazify's pycs are per optimization level: a program run with -O is told to run
+    ``python -O -m lazify compile --env`` (the plain command writes -O's cache no more
+    than before), and after that command its starts are lazy."""
+    root = make_app(tmp_path / "app")
+    env = {"PYTHONDONTWRITEBYTECODE": "1"}
+    extra = {**DEFERRED, "XDG_CACHE_HOME": str(root / ".xdg"), "TMPDIR": str(root / ".tmp"), **env}
+    os.makedirs(root / ".tmp")
+    first = run_python(["-O", "app.py"], cwd=root, env_extra=extra, check=True)
+    assert f"Run `python -O -m lazify compile --env {root}` where" in first.stderr, first.stderr
+    run_python(["-O", "-m", "lazify", "compile", str(root)], env_extra=env, check=True)
+    second = run_python(["-O", "app.py"], cwd=root, env_extra=extra, check=True)
+    assert "heavy loaded: False" in second.stderr, second.stderr

@@ -113,6 +113,8 @@ def first_run(result, lazy):
     eager = [line for line in result.outlines if re.match(
         r"  [1-9]\d* modules? imported eagerly: missing from lazify's bytecode cache ", line)]
     assert len(eager) == (not lazy), result.outlines
+    # said in the summary, not again by the warning at exit
+    assert "cannot be written" not in result.stderr.str(), result.stderr.str()
 
 
 def test_first_run_is_lazy_where_the_cache_can_be_written(lazy_session):
@@ -127,6 +129,9 @@ def test_first_run_is_plain_where_the_cache_cannot_be_written(project, monkeypat
     paid at every run), and the summary says so."""
     monkeypatch.delenv("LAZIFY_DEFER_REWRITE")          # lazify's default, not the suite's
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    # no warning given before in this environment (the marker in the temporary directory)
+    monkeypatch.setenv("TMPDIR", str(project.path))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(project.path / "xdg"))
     first_run(project.runpytest_subprocess("-s", "--lazify", "-p", "no:cacheprovider"),
               lazy=False)
 

@@ -816,3 +816,33 @@ def test_summary_line_says_faster_or_slower_as_the_page_does(speedup, said):
     first = out.getvalue().splitlines()[0]
     assert first == (f"lazify report: start-up 500.0 ms plain, 239.2 ms lazy {said}; "
                      "modules 294 -> 155; peak RSS 35.5 -> 19.4 MiB")
+
+
+def test_the_reports_own_sitecustomize_is_no_cache_miss_of_the_program(tmp_path):
+    """Where lazify starts before the report's sitecustomize (LAZIFY=1, as in an
+    environment ``lazify enable`` turned on) under PYTHONDONTWRITEBYTECODE, the hook
+    serves that temporary file plain: it is the report's, so the lazy run notes no module
+    missing from lazify's cache and warns about none (a program that imports nothing)."""
+    proc, data = report(["--", sys.executable, "-c", "pass"], cwd=tmp_path, env_extra={
+        "PYTHONDONTWRITEBYTECODE": "1", "LAZIFY": "1", "LAZIFY_DEFER_REWRITE": None,
+        "TMPDIR": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "xdg")})
+    assert proc.returncode == 0, proc.stderr
+    assert not [n for n in data["notes"] if "missing from" in n], data["notes"]
+    assert "cannot be written" not in proc.stderr, proc.stderr
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a file name that is not UTF-8")
+def test_a_command_under_a_path_no_encoding_decodes(tmp_path):
+    """A script in a directory whose name is not UTF-8 (Latin-1 b'caf\\xe9'): the page
+    is written, the name escaped, where writing it ended in a UnicodeEncodeError
+    traceback and no page."""
+    odd = os.path.join(os.fsencode(tmp_path), b"caf\xe9")
+    os.mkdir(odd)
+    with open(os.path.join(odd, b"s.py"), "w") as f:
+        f.write("import json\nprint(json.dumps(1))\n")
+    script = os.fsdecode(os.path.join(odd, b"s.py"))
+    proc = run_python(["-m", "lazify", "report", "--rounds", "0", "-o", "page.html", "--",
+                       sys.executable, script], cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    page = (tmp_path / "page.html").read_text(encoding="utf-8")
+    assert "caf\\udce9" in page

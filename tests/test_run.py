@@ -4,6 +4,7 @@ each against what ``python`` does with the same target."""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -126,6 +127,51 @@ def test_run_unknown_command(tmp_path):
     assert proc.returncode == 2             # a path, not a command: python's words alone
     assert proc.stderr == (f"lazify run: can't open file {str(tmp_path / 'missing.py')!r}: "
                            "[Errno 2] No such file or directory\n")
+
+
+def test_run_a_command_that_is_no_python_program(tmp_path):
+    """``lazify run ls`` or a shell script on PATH: one line and exit status 2, where
+    the file was run as Python source (a SyntaxError about null bytes); a Python
+    script named by ``/usr/bin/env python3`` still runs."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    for name, text in (("shtool", "#!/bin/sh\necho hi\n"),
+                       ("pytool", "#!/usr/bin/env -S python3 -u\nprint('ran')\n")):
+        (bindir / name).write_text(text)
+        os.chmod(bindir / name, 0o755)
+    shutil.copy(sys.executable, bindir / "binary")     # an executable binary
+    env = {"PATH": f"{bindir}{os.pathsep}/usr/bin:/bin"}
+    for name, what in (("shtool", "#!/bin/sh"), ("binary", "a binary executable")):
+        proc = run_python(["-m", "lazify", "run", name], cwd=tmp_path, env_extra=env)
+        assert (proc.returncode, proc.stdout) == (2, ""), proc.stderr
+        assert proc.stderr == (f"lazify run: {name} ({bindir / name}) is not a Python program "
+                               f"({what}): lazify run runs Python programs\n")
+    proc = run_python(["-m", "lazify", "run", "pytool"], cwd=tmp_path, env_extra=env)
+    assert (proc.returncode, proc.stdout) == (0, "ran\n"), proc.stderr
+
+
+def test_run_a_script_of_another_python_that_lacks_a_module(tmp_path):
+    """A console script of another environment (a pipx-style ``~/.local/bin`` link into
+    an application's venv) runs with lazify's Python, as ``python SCRIPT`` would, and
+    meets a module that Python has not: after python's traceback, one line says whose
+    script it is and how to run it lazily there."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    other = "/opt/app-venv/bin/python3"
+    (bindir / "apptool").write_text(
+        f"#!{other}\nimport no_such_module_xyz\n\nno_such_module_xyz.main()\n")
+    os.chmod(bindir / "apptool", 0o755)
+    env = {"PATH": f"{bindir}{os.pathsep}/usr/bin:/bin"}
+    proc = run_python(["-m", "lazify", "run", "apptool"], cwd=tmp_path, env_extra=env)
+    assert proc.returncode == 1
+    lines = proc.stderr.splitlines()
+    assert lines[-2].startswith("ModuleNotFoundError: No module named 'no_such_module_xyz'")
+    assert lines[-1] == (f"lazify run: apptool is a script of {other}, and ran with this Python "
+                         f"({sys.executable}), which has not its modules: run it as `{other} -m "
+                         "lazify run apptool` (lazify installed there) or `LAZIFY=1 apptool`")
+    # the same script named by path is python's SCRIPT: python's words alone
+    proc = run_python(["-m", "lazify", "run", str(bindir / "apptool")], cwd=tmp_path)
+    assert proc.stderr.splitlines()[-1].startswith("ModuleNotFoundError"), proc.stderr
 
 
 @pytest.mark.parametrize("argv, message", [

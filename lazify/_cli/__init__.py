@@ -46,6 +46,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from lazify._run import main as run_main
 
         return run_main(argv[1:])
+    from .. import _deferred
+
+    _deferred.no_exit_warning = True     # its process's misses are lazify's, not a program's
     usable_streams()
     parser = _build_parser()
     args = parser.parse_args(argv)

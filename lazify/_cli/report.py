@@ -68,7 +68,9 @@ def run(args) -> int:
             sys.stdout.write(text)
             sys.stdout.flush()
         else:
-            with open(output, "w", encoding="utf-8") as f:
+            # a path with bytes no encoding decodes (surrogates in str) is escaped, as
+            # stderr escapes it: the page's text, not a UnicodeEncodeError traceback
+            with open(output, "w", encoding="utf-8", errors="backslashreplace") as f:
                 f.write(text)
     except BrokenPipeError:
         stdout_closed()
