@@ -218,6 +218,7 @@ def test_ctrl_c_while_compiles_pool_starts_is_not_lost(tmp_path):
     the signal was ignored there and the command compiled everything (exit status 0)."""
     code = """
 import os, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)   # as at a terminal (see _CTRL_C)
 from multiprocessing import context
 real = context.BaseContext.Pool
 def pool(self, *args, **kwargs):
