@@ -78,6 +78,10 @@ def _load_startup_modules():
                                            loader=SourceFileLoader(fullname, path))
             module = module_from_spec(spec)
             sys.modules[fullname] = module
+            # the path the code was compiled at, if lazify was moved since (a copied
+            # venv or image): tracebacks and linecache name the file as it is now, as
+            # the import system's pyc loader does
+            _imp._fix_co_filename(code, path)
             spec._initializing = True
             try:
                 exec(code, module.__dict__)

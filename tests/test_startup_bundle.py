@@ -197,3 +197,20 @@ def test_compile_env_right_after_an_install_writes_the_bundle(package):
     run_python(code, cwd=package.parent, check=True,
                env_extra={"PYTHONPATH": str(package.parent), "PYTHONDONTWRITEBYTECODE": "1"})
     assert start(package, PYTHONDONTWRITEBYTECODE="1")[:2] == [MODULES, "bundle"]
+
+
+def test_a_moved_package_names_its_files_where_they_are_now(package, tmp_path):
+    """A bundle copied with its sources (a venv or image copied whole, mtimes kept)
+    stays current; its code names the files at their new place, as a pyc's code does
+    (the import system's loader fixes co_filename): tracebacks showed the old path."""
+    start(package)
+    moved = tmp_path / "moved" / "lazify"
+    shutil.copytree(package, moved)
+    shutil.rmtree(package.parent)
+    proc = run_python("import lazify, sys\nlazify.install()\n"
+                      "print('bundle' if lazify.__path__[0] not in sys.path_importer_cache "
+                      "else 'searched')\n"
+                      "print(lazify._hook.install.__code__.co_filename)\n",
+                      cwd=moved.parent, check=True,
+                      env_extra={"PYTHONPATH": str(moved.parent), "LAZIFY_MECHANISM": None})
+    assert proc.stdout.splitlines() == ["bundle", str(moved / "_hook.py")]
