@@ -345,7 +345,9 @@ def not_python(path):
         if "python" in os.path.basename(words[0]).lower():
             return None
         return "#!" + head[2:].split(b"\n", 1)[0].strip().decode("utf-8", "replace")
-    return "a binary executable" if b"\0" in head else None
+    # a zip application without a '#!' line is binary too, and python runs it (Windows'
+    # console-script launchers, an .exe with the script's zip appended)
+    return "a binary executable" if b"\0" in head and not _is_zip(path) else None
 
 
 def _bare(target) -> bool:

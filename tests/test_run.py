@@ -9,6 +9,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+import zipapp
 
 import pytest
 
@@ -148,6 +149,15 @@ def test_run_a_command_that_is_no_python_program(tmp_path):
                                f"({what}): lazify run runs Python programs\n")
     proc = run_python(["-m", "lazify", "run", "pytool"], cwd=tmp_path, env_extra=env)
     assert (proc.returncode, proc.stdout) == (0, "ran\n"), proc.stderr
+    # a zip application without a '#!' line (binary, as Windows' console-script
+    # launchers are) is one python runs: it runs, not refused
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "__main__.py").write_text("print('zip ran')\n")
+    zipapp.create_archive(app, bindir / "ziptool")
+    os.chmod(bindir / "ziptool", 0o755)
+    proc = run_python(["-m", "lazify", "run", "ziptool"], cwd=tmp_path, env_extra=env)
+    assert (proc.returncode, proc.stdout) == (0, "zip ran\n"), proc.stderr
 
 
 def test_run_a_script_of_another_python_that_lacks_a_module(tmp_path):
