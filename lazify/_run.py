@@ -307,13 +307,24 @@ def _head(path):
     then says why, as for any script)."""
     try:
         with open(path, "rb") as f:
-            return f.read(256)
+            return f.read(4096)         # pip's '#!/bin/sh' form holds a long path
     except OSError:
         return None
 
 
+#: how pip (distlib) starts a console script whose Python's path has a space or is too
+#: long for a ``#!`` line: sh runs the next line, ``exec PYTHON "$0" "$@"``, and Python
+#: reads the lines as a string
+_SH_EXEC = b"#!/bin/sh\n'''exec' "
+
+
 def _shebang(head) -> list:
-    """The words of the ``#!`` line (after ``env`` and its options), [] for none."""
+    """The words of the ``#!`` line (after ``env`` and its options), [] for none; of
+    pip's ``#!/bin/sh`` form, the Python it runs."""
+    if head.startswith(_SH_EXEC):
+        line = head[len(_SH_EXEC):].split(b"\n", 1)[0]
+        words = [line[1:].split(b'"', 1)[0]] if line.startswith(b'"') else line.split()[:1]
+        return [w.decode("utf-8", "surrogateescape") for w in words]
     if not head.startswith(b"#!"):
         return []
     words = head[2:].split(b"\n", 1)[0].split()

@@ -149,6 +149,14 @@ def test_run_a_command_that_is_no_python_program(tmp_path):
                                f"({what}): lazify run runs Python programs\n")
     proc = run_python(["-m", "lazify", "run", "pytool"], cwd=tmp_path, env_extra=env)
     assert (proc.returncode, proc.stdout) == (0, "ran\n"), proc.stderr
+    # pip's form for a Python whose path has a space or is too long for '#!': sh runs
+    # the second line, Python reads a string; a Python program, run
+    (bindir / "pipstyle").write_text(
+        "#!/bin/sh\n'''exec' \"/opt/app venv/bin/python3\" \"$0\" \"$@\"\n' '''\n"
+        "print('pip ran')\n")
+    os.chmod(bindir / "pipstyle", 0o755)
+    proc = run_python(["-m", "lazify", "run", "pipstyle"], cwd=tmp_path, env_extra=env)
+    assert (proc.returncode, proc.stdout) == (0, "pip ran\n"), proc.stderr
     # a zip application without a '#!' line (binary, as Windows' console-script
     # launchers are) is one python runs: it runs, not refused
     app = tmp_path / "app"
@@ -179,6 +187,12 @@ def test_run_a_script_of_another_python_that_lacks_a_module(tmp_path):
     assert lines[-1] == (f"lazify run: apptool is a script of {other}, and ran with this Python "
                          f"({sys.executable}), which has not its modules: run it as `{other} -m "
                          "lazify run apptool` (lazify installed there) or `LAZIFY=1 apptool`")
+    # pip's '#!/bin/sh' form names its Python on the second line
+    (bindir / "apptool").write_text(
+        "#!/bin/sh\n'''exec' /opt/app-venv/bin/python3 \"$0\" \"$@\"\n' '''\n"
+        "import no_such_module_xyz\n\nno_such_module_xyz.main()\n")
+    proc = run_python(["-m", "lazify", "run", "apptool"], cwd=tmp_path, env_extra=env)
+    assert proc.stderr.splitlines()[-1].startswith(f"lazify run: apptool is a script of {other},")
     # the same script named by path is python's SCRIPT: python's words alone
     proc = run_python(["-m", "lazify", "run", str(bindir / "apptool")], cwd=tmp_path)
     assert proc.stderr.splitlines()[-1].startswith("ModuleNotFoundError"), proc.stderr
