@@ -11,8 +11,8 @@ stderr, the program starts eagerly).  A module rather than code in the ``.pth`` 
 venv's site-packages twice), a module's pyc is read.  Each file is written whole (a
 temporary file renamed over it), the ``.pth`` last, so a start never sees half of them.
 ``disable`` removes those files and, of what ``enable``'s compile step left, the
-measurement of the rewriter's dependencies for that interpreter in lazify's own
-``__pycache__`` (no other files: the pycs stay, ``lazify cache clean`` removes them): pip
+measurement of the rewriter's dependencies and the start-up bundle for that interpreter in
+lazify's own ``__pycache__`` (no other files: the pycs stay, ``lazify cache clean`` removes them): pip
 removes only the files it installed, and that one, left behind, kept a ``lazify``
 directory that ``import lazify`` found (a namespace package) after ``pip uninstall``.
 
@@ -288,8 +288,10 @@ def _remove(info) -> list:
 
 def _measurements(info) -> list:
     """The target interpreter's measurements of the rewriter's dependencies in lazify's
-    own ``__pycache__`` (:func:`lazify._cache.rewriter_deps_path`), any lazify version's."""
-    from ._cache_clean import REWRITER_DEPS
+    own ``__pycache__`` (:func:`lazify._cache.rewriter_deps_path`), any lazify version's,
+    and its start-up bundles (:mod:`lazify._startup_bundle`, any optimization level):
+    pip's ``RECORD`` lists neither."""
+    from ._cache_clean import REWRITER_DEPS, STARTUP_BUNDLE
 
     if not info.get("lazify") or not info.get("cache_tag"):
         return []
@@ -298,8 +300,10 @@ def _measurements(info) -> list:
         names = sorted(os.listdir(pycache))
     except OSError:
         return []
-    mine = f"rewriter-deps.{info['cache_tag']}."
-    return [os.path.join(pycache, n) for n in names if n.startswith(mine) and REWRITER_DEPS.match(n)]
+    tag = info["cache_tag"]
+    return [os.path.join(pycache, n) for n in names
+            if (n.startswith(f"rewriter-deps.{tag}.") and REWRITER_DEPS.match(n))
+            or (n.startswith(f"__startup__.{tag}.") and STARTUP_BUNDLE.match(n))]
 
 
 def _describe(record) -> str:

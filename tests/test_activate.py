@@ -223,10 +223,15 @@ def test_enable_then_a_console_script_starts_lazily_from_root(env):
     _run([env["python"], "-c", "from lazify import _hook; _hook.plain_modules()"],
          XDG_CACHE_HOME=os.path.join(env["home"], "fresh-cache"))
     assert glob.glob(measured)
+    # the start-up bundle, written by a start that may write bytecode: the same
+    bundle = os.path.join(env["site"], "lazify", "__pycache__", "__startup__.*.pyc")
+    _run([env["python"], "-c", "import lazify; lazify.install()"], PYTHONDONTWRITEBYTECODE=None)
+    assert glob.glob(bundle)
     proc = _run([env["lazify"], "disable"])
     assert proc.returncode == 0, proc.stderr
     assert _written(env) == []
     assert glob.glob(measured) == []
+    assert glob.glob(bundle) == []
     assert _app(env) == (["True", "True", "False"], "")
     status = _run([env["lazify"], "status"])
     assert status.returncode == 1 and status.stdout.startswith("lazify is off: not enabled")
