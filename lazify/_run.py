@@ -344,6 +344,13 @@ def foreign_python(path):
     return None if os.path.dirname(words[0]) == here else words[0]
 
 
+#: ``#!`` interpreters whose scripts are no Python source (versions stripped: ``perl5.36``)
+_OTHER_INTERPRETERS = frozenset((
+    "sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "csh", "tcsh", "busybox", "perl",
+    "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "tclsh", "wish", "awk", "gawk",
+    "sed", "make", "rscript", "julia", "osascript", "pwsh"))
+
+
 def not_python(path):
     """What the command at ``path`` is when it is no Python program (``#!/bin/sh``, an
     executable binary), else None.  ``lazify run ls`` ran the ELF file as Python source
@@ -353,7 +360,10 @@ def not_python(path):
         return None
     words = _shebang(head)
     if words:
-        if "python" in os.path.basename(words[0]).lower():
+        # only an interpreter known to be no Python's: pypy3, ``env -S uv run --script``
+        # and other runners of Python scripts ran before and still do
+        name = os.path.basename(words[0]).lower().rstrip("0123456789.")
+        if name not in _OTHER_INTERPRETERS:
             return None
         return "#!" + head[2:].split(b"\n", 1)[0].strip().decode("utf-8", "replace")
     # a zip application without a '#!' line is binary too, and python runs it (Windows'

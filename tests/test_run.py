@@ -149,6 +149,14 @@ def test_run_a_command_that_is_no_python_program(tmp_path):
                                f"({what}): lazify run runs Python programs\n")
     proc = run_python(["-m", "lazify", "run", "pytool"], cwd=tmp_path, env_extra=env)
     assert (proc.returncode, proc.stdout) == (0, "ran\n"), proc.stderr
+    # other runners of Python scripts (PyPy, uv's inline-metadata scripts) ran before:
+    # only an interpreter known to be no Python's is refused
+    for name, line in (("pypytool", "#!/usr/bin/pypy3"),
+                       ("uvtool", "#!/usr/bin/env -S uv run --script")):
+        (bindir / name).write_text(f"{line}\nprint('{name} ran')\n")
+        os.chmod(bindir / name, 0o755)
+        proc = run_python(["-m", "lazify", "run", name], cwd=tmp_path, env_extra=env)
+        assert (proc.returncode, proc.stdout) == (0, f"{name} ran\n"), proc.stderr
     # pip's form for a Python whose path has a space or is too long for '#!': sh runs
     # the second line, Python reads a string; a Python program, run
     (bindir / "pipstyle").write_text(
