@@ -104,25 +104,16 @@ def _import_rewriter():
         _state.busy = busy
 
 
-def plain_modules(in_process=False):
-    """The top-level packages the hook never rewrites (measured once per process).
-
-    :param in_process: when no measurement is kept, import the rewriter here and
-        take what it loaded (the rewrite about to run needs it loaded anyway), rather
-        than wait for a child interpreter; the rewrite after the program keeps a
-        measurement for the next starts."""
+def plain_modules():
+    """The top-level packages the hook never rewrites (measured once per process, and
+    kept for the next starts where it can be)."""
     global _PLAIN, _IMPORTLIB_USED
     if _PLAIN is None:
         names = _cache.read_rewriter_deps()
         if names is None:
             from . import _rewriter_deps
 
-            if in_process:
-                before = set(sys.modules)
-                _import_rewriter()
-                names = _rewriter_deps.top_level(set(sys.modules) - before) | {"lazify"}
-            else:
-                names = _rewriter_deps.measured(_import_rewriter)
+            names = _rewriter_deps.measured(_import_rewriter)
         _IMPORTLIB_USED = "importlib" in names
         _PLAIN = MACHINERY | names
     return _PLAIN
@@ -437,8 +428,17 @@ class LazifyLoader(SourceFileLoader):
                 return code
         if _PLAIN is None:
             # the measurement was not kept (deferring leaves it to the rewrite at exit):
-            # take it before the first rewrite in this process, without waiting for a child
-            plain_modules(in_process=True)
+            # take it, and keep it, before the first rewrite in this process, in a child
+            # interpreter: the module loading now may be one of the rewriter's own
+            # dependencies (``enum``), which importing the rewriter here would meet half
+            # initialised ('cannot import name IntEnum from partially initialized module').
+            # Where the child cannot tell (or nothing can be kept) the rewriter is
+            # imported here, and a module it meets half initialised is served plain.
+            try:
+                plain_modules()
+            except ImportError:
+                stats["plain"] += 1
+                return SourceFileLoader(fullname, self.path).get_code(fullname)
             if _never(fullname):
                 stats["plain"] += 1
                 return SourceFileLoader(fullname, self.path).get_code(fullname)

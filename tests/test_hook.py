@@ -805,6 +805,35 @@ def test_rewriter_dependencies_are_measured(tmp_path):
         assert proc.stdout.strip() == "[]"
 
 
+def test_a_rewriter_dependency_as_the_first_miss_with_nothing_measured(tmp_path):
+    """Rewriting at once (``lazify run``) with no measurement kept, the first module to
+    miss is one the rewriter itself needs (``enum``, imported by ``re`` after ``-S``):
+    the measurement is taken in a child and kept, so ``enum`` is served plain; where the
+    child cannot tell, the rewriter imported in the process meets ``enum`` half
+    initialised, and ``enum`` is served plain too.  Both failed with 'cannot import
+    name ... from partially initialized module 'enum'' (the second start of ``python -S
+    -m lazify run`` of a program importing json, installed lazify, 3.11)."""
+    code = """
+        import sys
+        from lazify import _cache, _rewriter_deps
+        _cache.read_rewriter_deps = lambda shared_only=False: None   # nothing kept yet
+        if sys.argv[1] == "no-child":
+            _rewriter_deps.measure = lambda: None                    # the child cannot tell
+        import lazify
+        from lazify import _hook
+        _hook.set_defer_rewrite(_hook.WHERE_UNCACHED)                # as lazify run does
+        lazify.install()
+        assert "enum" not in sys.modules
+        import enum
+        print(enum.IntEnum.__name__, enum.__spec__.loader.__class__.__name__)
+    """
+    for how in ("child", "no-child"):
+        proc = run_python(["-S", "-c", textwrap.dedent(code), how], cwd=tmp_path,
+                          env_extra={"XDG_CACHE_HOME": str(tmp_path / "xdg"),
+                                     "PYTHONDONTWRITEBYTECODE": None})
+        assert (proc.returncode, proc.stdout.split()[:1], proc.stderr) == (0, ["IntEnum"], ""), how
+
+
 def test_rewriter_dependency_measurement_is_kept_and_remeasured_when_bad(tmp_path):
     code = """
         import os, lazify
