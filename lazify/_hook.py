@@ -433,10 +433,11 @@ class LazifyLoader(SourceFileLoader):
             # dependencies (``enum``), which importing the rewriter here would meet half
             # initialised ('cannot import name IntEnum from partially initialized module').
             # Where the child cannot tell (or nothing can be kept) the rewriter is
-            # imported here, and a module it meets half initialised is served plain.
+            # imported here, and a module it meets half initialised is served plain
+            # (ImportError, or on 3.12 re's AttributeError on a half-initialised enum).
             try:
                 plain_modules()
-            except ImportError:
+            except Exception:
                 stats["plain"] += 1
                 return SourceFileLoader(fullname, self.path).get_code(fullname)
             if _never(fullname):
