@@ -437,10 +437,10 @@ class LazifyLoader(SourceFileLoader):
             # (ImportError, or on 3.12 re's AttributeError on a half-initialised enum).
             try:
                 plain_modules()
+                plain = _never(fullname)
             except Exception:
-                stats["plain"] += 1
-                return SourceFileLoader(fullname, self.path).get_code(fullname)
-            if _never(fullname):
+                plain = True
+            if plain:
                 stats["plain"] += 1
                 return SourceFileLoader(fullname, self.path).get_code(fullname)
         source_bytes = self.get_data(source_path)
