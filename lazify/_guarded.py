@@ -171,6 +171,12 @@ def guarded(frame):
     return guarded
 
 
+def known_guarded(frame):
+    """:func:`guarded`'s answer for the module body in ``frame`` if it was worked out
+    already, else None (no walk)."""
+    return _known_guarded(frame) if frame.f_code.co_name == "<module>" else None
+
+
 def _rewritten_state(frame):
     """The rewrite's state of the module whose body runs in ``frame``, or None."""
     runtime = _settings.runtime
@@ -272,11 +278,22 @@ def _in_stdlib(top):
     return False
 
 
-def findable(top):
-    """Whether a finder has the top-level module ``top`` (a finder's error propagates)."""
+def found_without_search(top):
+    """Whether the top-level module ``top`` is known to be there without the finders'
+    search: found before, or a pure-Python module of the standard library."""
     if _findable.get(top) == len(sys.path):
         return True
-    if not _in_stdlib(top) and find_spec(top, None) is None:
+    if _in_stdlib(top):
+        _findable[top] = len(sys.path)
+        return True
+    return False
+
+
+def findable(top):
+    """Whether a finder has the top-level module ``top`` (a finder's error propagates)."""
+    if found_without_search(top):
+        return True
+    if find_spec(top, None) is None:
         return False
     _findable[top] = len(sys.path)
     return True
