@@ -156,8 +156,11 @@ def guarded(frame):
         ranges = handler_ranges(code)
         if ranges:
             lasti = frame.f_lasti
-            if any(start <= lasti < end for start, end in ranges):
-                guarded = True
+            for start, end in ranges:    # (a loop: a generator is one more code object)
+                if start <= lasti < end:
+                    guarded = True
+                    break
+            if guarded:
                 break
         if code.co_name != "<module>":
             break
