@@ -74,8 +74,10 @@ def _load_startup_modules():
         for name, _mtime, _size, code in entries:
             fullname = f"{__name__}.{name}"
             path = f"{here}{name}.py"
+            # not a package: the path finder's own call (no is_package probe)
             spec = spec_from_file_location(fullname, path,
-                                           loader=SourceFileLoader(fullname, path))
+                                           loader=SourceFileLoader(fullname, path),
+                                           submodule_search_locations=None)
             module = module_from_spec(spec)
             sys.modules[fullname] = module
             # the path the code was compiled at, if lazify was moved since (a copied

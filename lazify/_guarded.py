@@ -156,8 +156,11 @@ def guarded(frame):
         ranges = handler_ranges(code)
         if ranges:
             lasti = frame.f_lasti
-            if any(start <= lasti < end for start, end in ranges):
-                guarded = True
+            for start, end in ranges:    # (a loop: a generator is one more code object)
+                if start <= lasti < end:
+                    guarded = True
+                    break
+            if guarded:
                 break
         if code.co_name != "<module>":
             break
@@ -169,6 +172,12 @@ def guarded(frame):
     for frame in passed:
         _keep_guarded(frame, guarded)
     return guarded
+
+
+def known_guarded(frame):
+    """:func:`guarded`'s answer for the module body in ``frame`` if it was worked out
+    already, else None (no walk)."""
+    return _known_guarded(frame) if frame.f_code.co_name == "<module>" else None
 
 
 def _rewritten_state(frame):
@@ -272,11 +281,22 @@ def _in_stdlib(top):
     return False
 
 
-def findable(top):
-    """Whether a finder has the top-level module ``top`` (a finder's error propagates)."""
+def found_without_search(top):
+    """Whether the top-level module ``top`` is known to be there without the finders'
+    search: found before, or a pure-Python module of the standard library."""
     if _findable.get(top) == len(sys.path):
         return True
-    if not _in_stdlib(top) and find_spec(top, None) is None:
+    if _in_stdlib(top):
+        _findable[top] = len(sys.path)
+        return True
+    return False
+
+
+def findable(top):
+    """Whether a finder has the top-level module ``top`` (a finder's error propagates)."""
+    if found_without_search(top):
+        return True
+    if find_spec(top, None) is None:
         return False
     _findable[top] = len(sys.path)
     return True

@@ -210,7 +210,10 @@ def _opts_in(code):
         return "__lazy_modules__" in code.co_consts
     # under ``python -b``/``-bb`` comparing the name with a bytes constant is a
     # BytesWarning (an error with -bb)
-    return any(type(const) is str and const == "__lazy_modules__" for const in code.co_consts)
+    for const in code.co_consts:         # (a loop: a generator is one more code object)
+        if type(const) is str and const == "__lazy_modules__":
+            return True
+    return False
 
 
 #: lazify's own directory: its frames are left out of an error's traceback
@@ -610,7 +613,7 @@ def install(*, enabled=True, excluding=None, mechanism=None):
         _kept_plain_modules()
     else:
         plain_modules()
-    if not any(f is _finder for f in sys.meta_path):
+    if not is_installed():
         sys.meta_path.insert(0, _finder)
     if _settings.settings.unbundled is not None:
         _write_startup_bundle()
@@ -657,4 +660,7 @@ def uninstall():
 
 def is_installed():
     """Whether the hook is in ``sys.meta_path``."""
-    return any(f is _finder for f in sys.meta_path)
+    for finder in sys.meta_path:         # (a loop: a generator is one more code object)
+        if finder is _finder:
+            return True
+    return False

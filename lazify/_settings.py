@@ -266,7 +266,10 @@ def has_settings(environ=None):
     the current directory plays no part: a program gets the same settings wherever it
     is started."""
     env = os.environ if environ is None else environ
-    return any(env.get(name) for name in SETTINGS_VARIABLES)
+    for name in SETTINGS_VARIABLES:      # (a loop: a generator is one more code object)
+        if env.get(name):
+            return True
+    return False
 
 
 def recorded_settings(record, enabled=None):

@@ -408,6 +408,28 @@ def test_a_module_imported_while_a_guarded_one_runs_is_guarded(tmp_path):
 
 
 @needs_native
+def test_a_standard_library_module_is_lazy_without_the_walk_up_the_stack(tmp_path):
+    # found by a stat, a module of the standard library is lazy whether the body is
+    # guarded or not: the body's guardedness is not worked out for it (no walk, nothing
+    # kept for the body), and is for a package that needs the finders' search
+    _tree(tmp_path, {
+        "app.py": "import shutil\n",
+        "other.py": "import shutil\nimport helper\n",
+        "helper.py": "ready = 1\n",
+        "main.py": MAIN + _d("""\
+            from lazify import _guarded
+            import app
+            print(type(vars(app)["shutil"]).__name__, len(_guarded._native_guarded))
+            import other
+            print(type(vars(other)["helper"]).__name__, len(_guarded._native_guarded))
+        """),
+    })
+    proc = run_python(["main.py"], cwd=tmp_path, env_extra=NATIVE_ENV)
+    # (the walk for helper keeps other's body and main's, which it passes)
+    assert proc.stdout == "lazy_import 0\nlazy_import 2\n"
+
+
+@needs_native
 def test_the_native_mechanism_never_imports_the_rewrites_runtime(tmp_path):
     _tree(tmp_path, {
         "app.py": "import json\nfrom decimal import Decimal\ndef f():\n    return json.dumps(1)\n",

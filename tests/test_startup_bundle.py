@@ -34,6 +34,7 @@ for name in lazify.STARTUP_MODULES:
     assert type(spec.loader).__name__ == "SourceFileLoader" and spec.loader.name == spec.name
     assert module.__loader__ is spec.loader and module.__package__ == "lazify"
     assert spec.cached == importlib.util.cache_from_source(spec.origin), spec
+    assert spec.submodule_search_locations is None and spec.has_location, spec
     assert not getattr(spec, "_initializing", False)
 print("installed", lazify._hook.is_installed(), getattr(lazify._os, "EDITED", None))
 """.replace("import sys\n", "import importlib.util\nimport sys\n", 1)
