@@ -25,33 +25,80 @@ ARGV = {"rewrite": ["rewrite", "deep.py"], "diff": ["diff", "deep.py"],
         "fix": ["fix", "--diff", "deep.py"], "check": ["check", "deep.py"]}
 
 
+#: The child under the small stack: lazify's command line and libcst imported once (about
+#: 0.3 s of CPU a process), then each command in a fork of it (its own process: exit
+#: status, stdout and stderr to files), on the main thread's stack ``ulimit -s`` set
+DRIVER = r"""
+import json, os, sys, traceback
+import lazify._main, lazify._emit_cst
+out = sys.argv[2]
+for command, argv in json.loads(sys.argv[1]).items():
+    pid = os.fork()
+    if pid == 0:
+        for fd, stream in ((1, "stdout"), (2, "stderr")):
+            os.dup2(os.open(os.path.join(out, command + "." + stream),
+                            os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
+        try:
+            code = lazify._main.main(argv)
+        except SystemExit as exc:
+            code = exc.code
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code if isinstance(code, int) else 1)
+    with open(os.path.join(out, command + ".status"), "w") as f:
+        f.write(str(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])))
+    with open("deep.py") as f, open(os.path.join(out, command + ".after"), "w") as after:
+        after.write(f.read())
+"""
+
+
+@pytest.fixture(scope="module")
+def deep_runs(tmp_path_factory):
+    """Each command of ARGV on deep.py under a 1 MiB main-thread stack (``ulimit -s
+    1024``): {command: (exit status, stdout, stderr, deep.py after it)}."""
+    import json
+    import resource
+
+    root = tmp_path_factory.mktemp("deep")
+    out = tmp_path_factory.mktemp("deep-out")
+    write(root, "deep.py", DEEP)
+    stack = 1024 * 1024
+    proc = subprocess.run(
+        [sys.executable, "-c", DRIVER, json.dumps(ARGV), str(out)], cwd=root,
+        capture_output=True, text=True, env=child_env({"LAZIFY_MECHANISM": "rewrite"}),
+        timeout=120,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_STACK, (stack, stack)))
+    assert (proc.returncode, proc.stderr) == (0, ""), proc.stderr
+    return {command: (int((out / f"{command}.status").read_text()),
+                      (out / f"{command}.stdout").read_text(),
+                      (out / f"{command}.stderr").read_text(),
+                      (out / f"{command}.after").read_text())
+            for command in ARGV}
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs RLIMIT_STACK")
 @pytest.mark.parametrize("command", sorted(ARGV))
-def test_a_deep_expression_python_compiles(tmp_path, command):
+def test_a_deep_expression_python_compiles(deep_runs, command):
     """Under a 1 MiB main-thread stack (``ulimit -s 1024``): the commands run their walks
     on a stack of their own.  Before, rewrite, diff and fix died of SIGSEGV in libcst's
     parser (3.11-3.15), or said 'lazify internal error: RecursionError' (3.10, and check
     there too)."""
-    import resource
-
-    write(tmp_path, "deep.py", DEEP)
-    stack = 1024 * 1024
-    proc = subprocess.run(
-        [sys.executable, "-m", "lazify", *ARGV[command]], cwd=tmp_path, capture_output=True,
-        text=True, env=child_env({"LAZIFY_MECHANISM": "rewrite"}), timeout=120,
-        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_STACK, (stack, stack)))
+    status, stdout, stderr, after = deep_runs[command]
     if TOO_DEEP_FOR_LIBCST and command != "check":
         what = ("not fixable by `lazify fix`" if command == "fix"
                 else "not rewritable by `lazify rewrite`/`diff`")
-        assert (proc.returncode, proc.stdout, proc.stderr) == (
+        assert (status, stdout, stderr) == (
             1, "", f"lazify {command}: deep.py: nested too deeply for lazify's recursive "
                    f"walks of the tree on Python 3.12; {what}, left as it is\n")
         return
-    assert (proc.returncode, proc.stderr) == (1 if command == "fix" else 0, ""), proc.stderr
+    assert (status, stderr) == (1 if command == "fix" else 0, ""), stderr
     expected = {"rewrite": "__lazy__.json.x + 1 + 1", "diff": "+    return __lazy__.json.x",
                 "fix": "+lazy import json", "check": "Lazy 1, Eager 0"}[command]
-    assert expected in proc.stdout
-    assert (tmp_path / "deep.py").read_text() == DEEP
+    assert expected in stdout
+    assert after == DEEP
 
 
 def test_the_large_stack_hands_back_what_the_work_did():
