@@ -3,14 +3,13 @@ compiles what they do with any other, or say in one line that it is too deep for
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import threading
 
 import pytest
 
 from lazify import _deep
-from tests._util import child_env, write
+from tests._util import child_env, lazify_forks, write
 
 #: a sum of 900 terms (generated code: a table, a long concatenation), which every Python
 #: compiles: deeper than the default recursion limit lets the planner (3.10) and libcst
@@ -25,58 +24,19 @@ ARGV = {"rewrite": ["rewrite", "deep.py"], "diff": ["diff", "deep.py"],
         "fix": ["fix", "--diff", "deep.py"], "check": ["check", "deep.py"]}
 
 
-#: The child under the small stack: lazify's command line and libcst imported once (about
-#: 0.3 s of CPU a process), then each command in a fork of it (its own process: exit
-#: status, stdout and stderr to files), on the main thread's stack ``ulimit -s`` set
-DRIVER = r"""
-import json, os, sys, traceback
-import lazify._main, lazify._emit_cst
-out = sys.argv[2]
-for command, argv in json.loads(sys.argv[1]).items():
-    pid = os.fork()
-    if pid == 0:
-        for fd, stream in ((1, "stdout"), (2, "stderr")):
-            os.dup2(os.open(os.path.join(out, command + "." + stream),
-                            os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
-        try:
-            code = lazify._main.main(argv)
-        except SystemExit as exc:
-            code = exc.code
-        except BaseException:
-            traceback.print_exc()
-            code = 1
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code if isinstance(code, int) else 1)
-    with open(os.path.join(out, command + ".status"), "w") as f:
-        f.write(str(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])))
-    with open("deep.py") as f, open(os.path.join(out, command + ".after"), "w") as after:
-        after.write(f.read())
-"""
-
-
 @pytest.fixture(scope="module")
 def deep_runs(tmp_path_factory):
     """Each command of ARGV on deep.py under a 1 MiB main-thread stack (``ulimit -s
-    1024``): {command: (exit status, stdout, stderr, deep.py after it)}."""
-    import json
+    1024``), each in a fork of one child (tests/_util.lazify_forks): {command: (exit
+    status, stdout, stderr, {"deep.py": its text after the command})}."""
     import resource
 
     root = tmp_path_factory.mktemp("deep")
-    out = tmp_path_factory.mktemp("deep-out")
     write(root, "deep.py", DEEP)
     stack = 1024 * 1024
-    proc = subprocess.run(
-        [sys.executable, "-c", DRIVER, json.dumps(ARGV), str(out)], cwd=root,
-        capture_output=True, text=True, env=child_env({"LAZIFY_MECHANISM": "rewrite"}),
-        timeout=120,
+    return lazify_forks(
+        ARGV, cwd=root, env=child_env({"LAZIFY_MECHANISM": "rewrite"}), watch=["deep.py"],
         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_STACK, (stack, stack)))
-    assert (proc.returncode, proc.stderr) == (0, ""), proc.stderr
-    return {command: (int((out / f"{command}.status").read_text()),
-                      (out / f"{command}.stdout").read_text(),
-                      (out / f"{command}.stderr").read_text(),
-                      (out / f"{command}.after").read_text())
-            for command in ARGV}
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs RLIMIT_STACK")
@@ -98,7 +58,7 @@ def test_a_deep_expression_python_compiles(deep_runs, command):
     expected = {"rewrite": "__lazy__.json.x + 1 + 1", "diff": "+    return __lazy__.json.x",
                 "fix": "+lazy import json", "check": "Lazy 1, Eager 0"}[command]
     assert expected in stdout
-    assert after == DEEP
+    assert after == {"deep.py": DEEP}
 
 
 def test_the_large_stack_hands_back_what_the_work_did():
