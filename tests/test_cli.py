@@ -257,15 +257,36 @@ sys.exit(main(sys.argv[1:]))
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 @pytest.mark.parametrize("argv", [["check", "."], ["diff", "."], ["fix", "--diff", "."],
                                   ["compile", "."], ["rewrite", "-o", "out", "."]])
-def test_a_fifo_in_a_tree_is_not_a_source_file(tmp_path, argv):
+def test_a_fifo_in_a_tree_is_not_a_source_file(tmp_path, argv, lazify_cli):
     """A named pipe (or socket, device) called *.py in a walked tree: reading it would
-    block for ever; the walk leaves it out and the command ends."""
+    block for ever; the walk leaves it out and the command ends.  Run in this process
+    (diff, fix and rewrite import libcst), a watchdog ends any read of the pipe, as
+    the test's failure: it opens the pipe's other end the moment a reader waits on it."""
+    import threading
+
     a = write(tmp_path, "a.py", "import json\n\ndef f():\n    return json\n")
     os.utime(a, (0, 0))           # not fresh: compile has no second to wait out
-    os.mkfifo(tmp_path / "pipe.py")
-    proc = subprocess.run([sys.executable, "-m", "lazify", *argv], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "PYTHONPATH": ROOT})
+    pipe = tmp_path / "pipe.py"
+    os.mkfifo(pipe)
+    read, done = [], threading.Event()
+
+    def watch():
+        while not done.wait(0.005):
+            try:        # succeeds only while something has the pipe open to read
+                fd = os.open(pipe, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:
+                continue
+            read.append(True)
+            os.close(fd)          # the reader meets the end of the file and goes on
+
+    watchdog = threading.Thread(target=watch, daemon=True)
+    watchdog.start()
+    try:
+        proc = lazify_cli(argv, cwd=tmp_path)
+    finally:
+        done.set()
+        watchdog.join()
+    assert not read, f"lazify {argv[0]} opened pipe.py to read it"
     assert proc.returncode in (0, 1) and "pipe.py" not in proc.stdout + proc.stderr, proc.stderr
     assert "a.py" in proc.stdout + proc.stderr or argv[0] in ("compile", "rewrite"), proc.stdout
 

@@ -3,14 +3,13 @@ compiles what they do with any other, or say in one line that it is too deep for
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import threading
 
 import pytest
 
 from lazify import _deep
-from tests._util import child_env, write
+from tests._util import child_env, lazify_forks, write
 
 #: a sum of 900 terms (generated code: a table, a long concatenation), which every Python
 #: compiles: deeper than the default recursion limit lets the planner (3.10) and libcst
@@ -25,33 +24,41 @@ ARGV = {"rewrite": ["rewrite", "deep.py"], "diff": ["diff", "deep.py"],
         "fix": ["fix", "--diff", "deep.py"], "check": ["check", "deep.py"]}
 
 
+@pytest.fixture(scope="module")
+def deep_runs(tmp_path_factory):
+    """Each command of ARGV on deep.py under a 1 MiB main-thread stack (``ulimit -s
+    1024``), each in a fork of one child (tests/_util.lazify_forks): {command: (exit
+    status, stdout, stderr, {"deep.py": its text after the command})}."""
+    import resource
+
+    root = tmp_path_factory.mktemp("deep")
+    write(root, "deep.py", DEEP)
+    stack = 1024 * 1024
+    return lazify_forks(
+        ARGV, cwd=root, env=child_env({"LAZIFY_MECHANISM": "rewrite"}), watch=["deep.py"],
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_STACK, (stack, stack)))
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs RLIMIT_STACK")
 @pytest.mark.parametrize("command", sorted(ARGV))
-def test_a_deep_expression_python_compiles(tmp_path, command):
+def test_a_deep_expression_python_compiles(deep_runs, command):
     """Under a 1 MiB main-thread stack (``ulimit -s 1024``): the commands run their walks
     on a stack of their own.  Before, rewrite, diff and fix died of SIGSEGV in libcst's
     parser (3.11-3.15), or said 'lazify internal error: RecursionError' (3.10, and check
     there too)."""
-    import resource
-
-    write(tmp_path, "deep.py", DEEP)
-    stack = 1024 * 1024
-    proc = subprocess.run(
-        [sys.executable, "-m", "lazify", *ARGV[command]], cwd=tmp_path, capture_output=True,
-        text=True, env=child_env({"LAZIFY_MECHANISM": "rewrite"}), timeout=120,
-        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_STACK, (stack, stack)))
+    status, stdout, stderr, after = deep_runs[command]
     if TOO_DEEP_FOR_LIBCST and command != "check":
         what = ("not fixable by `lazify fix`" if command == "fix"
                 else "not rewritable by `lazify rewrite`/`diff`")
-        assert (proc.returncode, proc.stdout, proc.stderr) == (
+        assert (status, stdout, stderr) == (
             1, "", f"lazify {command}: deep.py: nested too deeply for lazify's recursive "
                    f"walks of the tree on Python 3.12; {what}, left as it is\n")
         return
-    assert (proc.returncode, proc.stderr) == (1 if command == "fix" else 0, ""), proc.stderr
+    assert (status, stderr) == (1 if command == "fix" else 0, ""), stderr
     expected = {"rewrite": "__lazy__.json.x + 1 + 1", "diff": "+    return __lazy__.json.x",
                 "fix": "+lazy import json", "check": "Lazy 1, Eager 0"}[command]
-    assert expected in proc.stdout
-    assert (tmp_path / "deep.py").read_text() == DEEP
+    assert expected in stdout
+    assert after == {"deep.py": DEEP}
 
 
 def test_the_large_stack_hands_back_what_the_work_did():

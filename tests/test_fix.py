@@ -17,7 +17,7 @@ import pytest
 
 from lazify import _sources
 from lazify._fix import fix_source
-from tests._util import ROOT, run_python
+from tests._util import ROOT, lazify_forks, run_python
 
 
 def write_tree(root, files):
@@ -109,28 +109,42 @@ def test_cli_writes_in_place_and_diff_writes_nothing(tmp_path, lazify_cli):
     assert (again.returncode, again.stdout) == (0, "")
 
 
+#: a module whose source fits under a file-size limit and whose fixed or rewritten
+#: text does not
+CUT_SOURCE = "".join(f"import module_{i}\n" for i in range(200)) + "def f():\n    return [%s]\n" % (
+    ", ".join(f"module_{i}.x" for i in range(200)))
+CUT_ARGV = {"rewrite": ["rewrite", "mod.py", "-o", "out"], "fix": ["fix", "mod.py"]}
+
+
+@pytest.fixture(scope="module")
+def cut_off_runs(tmp_path_factory):
+    """``rewrite -o out`` then ``fix`` on mod.py under a file-size limit, each in a fork
+    of one child (tests/_util.lazify_forks): (the tree, {command: (exit status, stdout,
+    stderr, {"mod.py": its text after the command})})."""
+    import resource
+
+    root = write_tree(tmp_path_factory.mktemp("cut") / "app", {"mod.py": CUT_SOURCE})
+    limit = len(CUT_SOURCE.encode()) + 256          # the source fits, the fixed one does not
+    # no pycs: under the limit the import system writes lazify's own cut off (its
+    # write is not checked for a short count) and every later import of it fails
+    return root, lazify_forks(
+        CUT_ARGV, cwd=root, watch=["mod.py"],
+        env={**os.environ, "PYTHONPATH": ROOT, "PYTHONDONTWRITEBYTECODE": "1"},
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)))
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"),
                     reason="needs RLIMIT_FSIZE")
 @pytest.mark.parametrize("command", ["fix", "rewrite"])
-def test_a_write_the_disk_cannot_take_leaves_no_file_cut_off(tmp_path, command):
+def test_a_write_the_disk_cannot_take_leaves_no_file_cut_off(cut_off_runs, command):
     """A disk that takes only part of the output (a full disk, a quota; here a file-size
     limit, EFBIG): ``fix`` leaves the user's source as it was, not cut off mid-line, and
     ``rewrite -o`` leaves no partial module in the tree; one line each, exit status 1."""
-    import resource
-    import subprocess
-
-    source = "".join(f"import module_{i}\n" for i in range(200)) + "def f():\n    return [%s]\n" % (
-        ", ".join(f"module_{i}.x" for i in range(200)))
-    root = write_tree(tmp_path / "app", {"mod.py": source})
-    limit = len(source.encode()) + 256          # the source fits, the fixed one does not
-    argv = ["fix", "mod.py"] if command == "fix" else ["rewrite", "mod.py", "-o", "out"]
-    proc = subprocess.run(
-        [sys.executable, "-m", "lazify", *argv], cwd=root, capture_output=True, text=True,
-        env={**os.environ, "PYTHONPATH": ROOT}, timeout=120,
-        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)))
-    assert proc.returncode == 1, proc.stderr
-    assert proc.stderr.count("\n") == 1 and "File too large" in proc.stderr, proc.stderr
-    assert (root / "mod.py").read_text() == source
+    root, runs = cut_off_runs
+    status, _stdout, stderr, after = runs[command]
+    assert status == 1, stderr
+    assert stderr.count("\n") == 1 and "File too large" in stderr, stderr
+    assert after == {"mod.py": CUT_SOURCE}
     assert not (root / "out").exists()
 
 
