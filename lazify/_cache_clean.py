@@ -148,18 +148,21 @@ def clean(paths=(), *, dry_run=False) -> int:
     for path in found(present) if present or not paths else ():
         try:
             bytes_ = os.lstat(path).st_size
-            if dry_run:
-                print(path)
-            else:
+            if not dry_run:
                 os.unlink(path)
-            size += bytes_                   # what was (or would be) removed, no more
-            count += 1
         except FileNotFoundError:
             continue                     # gone meanwhile (a concurrent clean)
         except OSError as exc:
             failed += 1
             print(f"lazify cache clean: cannot remove {path}: [Errno {exc.errno}] "
                   f"{exc.strerror}", file=sys.stderr)
+            continue
+        size += bytes_                   # what was (or would be) removed, no more
+        count += 1
+        if dry_run:
+            # outside the try: a closed stdout (``| head``) is the command line's to
+            # end quietly, not a file that "could not be removed"
+            print(path)
     root = _cache.fallback_root()
     if not dry_run and root is not None and os.path.isdir(root) and _cache.fallback_trusted(root):
         _prune(root)
