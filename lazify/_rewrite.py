@@ -10,6 +10,7 @@ import gc
 
 from ._ast_walk import walk
 from ._emit_ast import emit, emit_native
+from ._late_globals import declared, marked
 from ._plan import header_position, plan_module
 from ._sources import extension_submodules, parse, submodule_imports
 
@@ -40,6 +41,9 @@ def plan_source(tree, source, path: str, *, module: str = "", is_package: bool =
 #: the word every import statement holds, for text and for bytes (indexed by
 #: ``type(source) is bytes``): keywords are ASCII in every source encoding Python reads
 _IMPORT = ("import", b"import")
+#: a module-level annotation makes its code name one of these (before 3.14 the
+#: ``__annotations__`` dict, from 3.14 the ``__annotate__`` function)
+_ANNOTATED = frozenset({"__annotations__", "__annotate__"})
 
 
 def rewrite_code(source, path: str, *, module: str = "", is_package: bool = False,
@@ -54,7 +58,10 @@ def rewrite_code(source, path: str, *, module: str = "", is_package: bool = Fals
         # would leave every statement as it is and compile the tree unchanged, which
         # gives the code compile() gives for the source, without building the tree
         # (a package is rewritten all the same: see plan_module).
-        return compile(source, path, "exec", dont_inherit=True, optimize=optimize)
+        code = compile(source, path, "exec", dont_inherit=True, optimize=optimize)
+        if _ANNOTATED.isdisjoint(code.co_names):
+            return code
+        return marked(code, declared(parse(source, path, optimize, validate=False)))
     # The tree and what is made from it are freed by reference counting: the
     # cyclic collector would only walk them, about a tenth of the rewrite's time
     collecting = gc.isenabled()
@@ -65,6 +72,7 @@ def rewrite_code(source, path: str, *, module: str = "", is_package: bool = Fals
         # ``lazy`` statement itself
         tree = parse(source, path, optimize, validate=mechanism != "native")
         nodes = {}
+        late = declared(tree)            # before the emitter changes the tree
         plan = plan_source(tree, source, path, module=module, is_package=is_package,
                            mechanism=mechanism, future_flags=True, nodes=nodes)
         if plan.changes_module:
@@ -74,8 +82,11 @@ def rewrite_code(source, path: str, *, module: str = "", is_package: bool = Fals
         if plan.audit_hook:
             _start_with_imports_done(tree)
         # lazy ``from __future__`` imports are out of the tree: their features are flags
-        return compile(tree, path, "exec", plan.future_flags if plan.changes_module else 0,
+        code = compile(tree, path, "exec", plan.future_flags if plan.changes_module else 0,
                        dont_inherit=True, optimize=optimize)
+        # a global declared by annotation alone: marked for the hook's late-global
+        # catch-up (lazify._late_globals)
+        return marked(code, late) if late else code
     finally:
         if collecting:
             gc.enable()
