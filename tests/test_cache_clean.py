@@ -152,3 +152,30 @@ def test_clean_dry_run_to_a_closed_pipe_ends_quietly(tmp_path):
     proc.stderr.close()
     assert (proc.wait(timeout=120), err) == (1, "")
     assert len(list(cache.iterdir())) == 1500
+
+
+def test_clean_lists_ten_files_it_cannot_remove_and_counts_the_rest(tmp_path, monkeypatch,
+                                                                      capsys):
+    """As nobody in a read-only environment every file fails alike: ten lines, then
+    one that counts the rest (as ``lazify compile`` lists its failures), not a line
+    for each of thousands of files."""
+    from lazify import _cache_clean
+
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+    for i in range(25):
+        (cache / f"m{i:02d}.cpython-311.opt-lazify0v1v0f8h0.pyc").write_bytes(b"x")
+
+    def refuse(path, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(_cache_clean.os, "unlink", refuse)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert _cache_clean.clean([str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "lazify cache clean: removed 0 files (0.0 MB); 25 could not be removed\n"
+    lines = err.splitlines()
+    assert lines[:10] == [f"lazify cache clean: cannot remove {cache}/m{i:02d}.cpython-311."
+                          "opt-lazify0v1v0f8h0.pyc: [Errno 13] Permission denied"
+                          for i in range(10)]
+    assert lines[10:] == ["lazify cache clean: 15 more files could not be removed (not listed)"]
