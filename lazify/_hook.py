@@ -198,23 +198,20 @@ def rewritten_code(data, path, fullname, is_package, optimize=-1):
 
 _BYTES_WARNING = sys.flags.bytes_warning
 
-#: the first item of the constant that marks the code of a module with late globals
-#: (:data:`lazify._late_globals.MARK`; here, not imported: most starts load no such module)
-_LATE_GLOBALS = "__lazify_late_globals__"
-
 #: module name -> the late globals its code is marked with, for its ``__getattr__``
 _late_names = {}
 
 
-def _late_catch_up_for(fullname, names):
-    """Give the module ``fullname``, whose body is about to run, the ``__getattr__`` of
-    the late-global catch-up for ``names`` (:mod:`lazify._late_globals`, imported only
-    when one is asked for while missing); not when it has one already (a package's
-    submodule catch-up, natively), nor when asked for its code outside an import."""
+def late_catch_up_for(fullname, names):
+    """Give the module ``fullname``, whose body starts with this call (the compiler put
+    it there: :mod:`lazify._late_globals`), the ``__getattr__`` of the late-global
+    catch-up for ``names`` (that module is imported only when one is asked for while
+    missing); not when it has one already (a package's submodule catch-up, natively),
+    nor when its body runs outside the module (``runpy``)."""
     module = sys.modules.get(fullname)
     namespace = getattr(module, "__dict__", None)
     if namespace is None or "__getattr__" in namespace \
-            or not getattr(namespace.get("__spec__"), "_initializing", False):
+            or sys._getframe(1).f_globals is not namespace:
         return
     _late_names[fullname] = names
     namespace["__getattr__"] = _late_getattr.__get__(module)
@@ -377,14 +374,9 @@ class LazifyLoader(SourceFileLoader):
             # the pyc would depend on the settings)
             del plain
         code = self._lazy_code(fullname)
-        if code is not None:
-            if self.path.endswith("__init__.py") and fullname in _native.native_modules:
-                _native.catch_up_for(fullname, code)     # package-submodule catch-up
-            consts = code.co_consts
-            last = consts[-1] if consts else None
-            if type(last) is tuple and last and type(last[0]) is str \
-                    and last[0] == _LATE_GLOBALS:
-                _late_catch_up_for(fullname, last[1:])
+        if code is not None and self.path.endswith("__init__.py") \
+                and fullname in _native.native_modules:
+            _native.catch_up_for(fullname, code)     # package-submodule catch-up
         return code
 
     get_code = _frames_removed(_get_code)

@@ -7,25 +7,22 @@ another module's import (black's ``blib2to3.pygram`` is initialised by importing
 ``black.nodes``; ``black.parsing`` imports that module for a name it reads later and
 reads ``pygram.python_grammar`` first: 'module blib2to3.pygram has no attribute
 python_grammar_async_keywords', where black's own cache directory cannot be made).
-The compiler marks such a module's code (:func:`marked`: the names, in a constant the
-code never loads); the import hook gives the module a ``__getattr__``
-(``lazify._hook._late_catch_up_for``), which the interpreter calls only for a missing
-attribute, and which imports this module then.  For a
+The compiler starts such a module's code with a call that gives the module a
+``__getattr__`` (``lazify._hook.late_catch_up_for``, with the names: an entry point of
+the generated code), which the interpreter calls only for a missing attribute, and
+which imports this module then.  For a
 declared name while lazy imports are pending, it runs them until the name is bound:
 the reading module's own first, then as the package-submodule catch-up does (those
 aimed at the module, then its package, then the rest); otherwise, and for every other
 name, the interpreter answers, with its own ``AttributeError``.  A module's own ``__getattr__`` (PEP 562)
 replaces it and answers for itself.
 
-Imported by the rewriter, and while a program runs only when a marked module is asked
+Imported by the rewriter, and while a program runs only when such a module is asked
 for a name it lacks.
 """
 
 import sys
 
-#: the first item of the constant that marks a module's code (the hook has it too:
-#: ``lazify._hook._LATE_GLOBALS``)
-MARK = "__lazify_late_globals__"
 _MISSING = object()
 
 
@@ -50,14 +47,10 @@ def declared(tree) -> frozenset:
     return frozenset(names)
 
 
-def marked(code, names):
-    """``code`` with those of the declared ``names`` that its module-level code never
-    names (``co_names``: bound or read there, a name is no late global) in a constant
-    after its own; none: ``code`` itself."""
-    late = sorted(set(names).difference(code.co_names))
-    if not late:
-        return code
-    return code.replace(co_consts=code.co_consts + ((MARK, *late),))
+def late_globals(code, names) -> tuple:
+    """Those of the declared ``names`` that the module-level ``code`` never names
+    (``co_names``: bound or read there, a name is no late global), sorted."""
+    return tuple(sorted(set(names).difference(code.co_names)))
 
 
 def answer(module, name, names):
