@@ -151,7 +151,7 @@ def install(*, enabled=None, excluding=None, mechanism=None):
             config = resolve(enabled=enabled, mechanism=mechanism, strict=False)
             enabled, names = config.enabled, config.excluding
             if mechanism is None:
-                mechanism = usable_mechanism(config.mechanism, stacklevel=2)
+                mechanism = usable_mechanism(config.mechanism)
         elif recorded():         # an enabled environment: the recorded settings as they are
             enabled, names, configured = recorded_settings(recorded(), enabled)
             mechanism = mechanism or configured

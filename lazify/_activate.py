@@ -398,6 +398,10 @@ def cmd_status(args) -> int:
             why = "enabled for this environment, but it did not start (see the line above)"
         else:
             why = "not enabled (`lazify enable`, or LAZIFY=1 for one run)"
+            shadowed = _shadowed_sitecustomize()
+            if shadowed is not None:
+                why += (f"; {shadowed[0]} would install it, but Python imports one "
+                        f"sitecustomize, {shadowed[1]}, and never this one")
         print(f"lazify is off: {why}")
     try:
         from ._config import resolve
@@ -416,6 +420,27 @@ def cmd_status(args) -> int:
         print(f"  + {', '.join(names)} ({where})")
     _print_cache(mechanism)
     return 0 if active else 1
+
+
+def _shadowed_sitecustomize():
+    """``(path, imported)`` when a ``sitecustomize.py`` on ``sys.path`` mentions lazify
+    but is not the one the interpreter imported (Debian's and Ubuntu's builds ship
+    their own in the standard library, ahead of site-packages), else None: the README's
+    third way to turn lazify on then does nothing, and says nothing."""
+    imported = getattr(sys.modules.get("sitecustomize"), "__file__", None)
+    if imported is None:
+        return None
+    for entry in sys.path:
+        path = os.path.join(entry or os.curdir, "sitecustomize.py")
+        try:
+            if os.path.samefile(path, imported):
+                continue
+            with open(path, "rb") as file:
+                if b"lazify" in file.read():
+                    return os.path.abspath(path), imported
+        except OSError:
+            continue
+    return None
 
 
 def _print_cache(mechanism) -> None:

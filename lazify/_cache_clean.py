@@ -137,6 +137,12 @@ def found(paths=()):
     yield from _temporary_markers()
 
 
+#: the files that could not be removed listed one a line; the rest counted in one
+#: (as ``lazify compile`` lists its failures: a read-only environment as nobody
+#: would be a line for each of its thousands of files)
+SHOWN_FAILURES = 10
+
+
 def clean(paths=(), *, dry_run=False) -> int:
     """Remove (or with ``dry_run`` list) lazify's cache files; the exit code."""
     missing = [p for p in paths if not os.path.exists(p)]
@@ -148,18 +154,25 @@ def clean(paths=(), *, dry_run=False) -> int:
     for path in found(present) if present or not paths else ():
         try:
             bytes_ = os.lstat(path).st_size
-            if dry_run:
-                print(path)
-            else:
+            if not dry_run:
                 os.unlink(path)
-            size += bytes_                   # what was (or would be) removed, no more
-            count += 1
         except FileNotFoundError:
             continue                     # gone meanwhile (a concurrent clean)
         except OSError as exc:
             failed += 1
-            print(f"lazify cache clean: cannot remove {path}: [Errno {exc.errno}] "
-                  f"{exc.strerror}", file=sys.stderr)
+            if failed <= SHOWN_FAILURES:
+                print(f"lazify cache clean: cannot remove {path}: [Errno {exc.errno}] "
+                      f"{exc.strerror}", file=sys.stderr)
+            continue
+        size += bytes_                   # what was (or would be) removed, no more
+        count += 1
+        if dry_run:
+            # outside the try: a closed stdout (``| head``) is the command line's to
+            # end quietly, not a file that "could not be removed"
+            print(path)
+    if failed > SHOWN_FAILURES:
+        print(f"lazify cache clean: {failed - SHOWN_FAILURES} more files could not be removed "
+              "(not listed)", file=sys.stderr)
     root = _cache.fallback_root()
     if not dry_run and root is not None and os.path.isdir(root) and _cache.fallback_trusted(root):
         _prune(root)

@@ -258,11 +258,11 @@ def _wait_out_fresh(fresh, hash_based):
         yield _write(path, code, st, data, hash_based or _cache.is_too_fresh(st.st_mtime))
 
 
-def _os_error(exc: OSError) -> str:
-    """An OSError as one line: the error and, when it names one, the file."""
+def _os_error(exc: OSError, named: bool = True) -> str:
+    """An OSError as one line: the error and, when it names one (and ``named``), the file."""
     what = exc.strerror or str(exc)
     code = f"[Errno {exc.errno}] " if exc.errno else ""
-    return f"{code}{what}" + (f": {exc.filename}" if exc.filename else "")
+    return f"{code}{what}" + (f": {exc.filename}" if exc.filename and named else "")
 
 
 def paths_that_exist(paths, errors) -> list:
@@ -317,7 +317,10 @@ def _write(path, code, st, data, use_hash):
         why = _os_error(failures[0]) if failures else "could not write the cache file"
         if failures and _cache_write.is_unwritable(failures[0]):
             # the directory's error (and the per-user one's), not this file's own (its
-            # name too long, a directory where its pyc goes): its other files fail too
+            # name too long, a directory where its pyc goes): its other files fail too,
+            # said in the same words, without the name of this file's temporary file
+            # (each line named the directory's first file's: __hello__'s for _colorize)
+            why = _os_error(failures[0], named=False)
             _unwritable[os.path.dirname(target)] = why
         return (FAILED, path, f"{path}: cannot write {target}: {why}")
     if written != _cache.cache_path(path):

@@ -263,14 +263,13 @@ def load_config(
     return resolve(project=start, environ=environ, strict=True)
 
 
-def usable_mechanism(mechanism, stacklevel: int = 2):
-    """A configured mechanism this interpreter has: "native" before 3.15 gives a
-    warning and "rewrite" (an explicit ``install(mechanism="native")`` raises instead)."""
+def usable_mechanism(mechanism):
+    """A configured mechanism this interpreter has: "native" before 3.15 is said once,
+    as every other settings problem is (one ``lazify:`` line, not a warning whose
+    location is lazify's own code), and is "rewrite" (an explicit
+    ``install(mechanism="native")`` raises instead)."""
     if mechanism == "native" and not NATIVE_AVAILABLE:
-        import warnings
-
-        warnings.warn('lazify: mechanism "native" needs Python 3.15+ (PEP 810); '
-                      'using "rewrite"', RuntimeWarning, stacklevel=stacklevel + 1)
+        _settings.report('mechanism "native" needs Python 3.15+ (PEP 810); using "rewrite"')
         return "rewrite"
     return mechanism
 

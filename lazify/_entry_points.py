@@ -74,12 +74,16 @@ METHODS = {
 #: (:mod:`lazify._audit`): ``__import__(AUDIT, None, None, (AUDIT_CALL,)).AUDIT_CALL(__name__)``
 AUDIT = "lazify._audit"
 AUDIT_CALL = "imports_done"
+#: the first statement of a module with late globals (:mod:`lazify._late_globals`):
+#: ``__import__(LATE, None, None, (LATE_CALL,)).LATE_CALL(__name__, (names...))``
+LATE = "lazify._hook"
+LATE_CALL = "late_catch_up_for"
 
 
 def table() -> tuple:
     """Everything above, as one value: what the recorded digest is taken of."""
     return (RUNTIME, FACTORY, NAMESPACE, tuple(sorted(METHODS.items())),
-            tuple(sorted(NAMESPACE_READS.items())), AUDIT, AUDIT_CALL)
+            tuple(sorted(NAMESPACE_READS.items())), AUDIT, AUDIT_CALL, LATE, LATE_CALL)
 
 
 def digest() -> str:

@@ -198,6 +198,33 @@ def rewritten_code(data, path, fullname, is_package, optimize=-1):
 
 _BYTES_WARNING = sys.flags.bytes_warning
 
+#: module name -> the late globals its code is marked with, for its ``__getattr__``
+_late_names = {}
+
+
+def late_catch_up_for(fullname, names):
+    """Give the module ``fullname``, whose body starts with this call (the compiler put
+    it there: :mod:`lazify._late_globals`), the ``__getattr__`` of the late-global
+    catch-up for ``names`` (that module is imported only when one is asked for while
+    missing); not when it has one already (a package's submodule catch-up, natively),
+    nor when its body runs outside the module (``runpy``)."""
+    module = sys.modules.get(fullname)
+    namespace = getattr(module, "__dict__", None)
+    if namespace is None or "__getattr__" in namespace \
+            or sys._getframe(1).f_globals is not namespace:
+        return
+    _late_names[fullname] = names
+    namespace["__getattr__"] = _late_getattr.__get__(module)
+
+
+def _late_getattr(module, name):
+    from ._late_globals import answer
+
+    return answer(module, name, _late_names.get(module.__name__, ()))
+
+
+_late_getattr.__name__ = _late_getattr.__qualname__ = "__getattr__"
+
 #: get_code: the plain compile raised a SyntaxError
 _UNREAD = object()
 

@@ -1794,6 +1794,14 @@ def _without_catch_up(module) -> bool:
     return False
 
 
+def catch_up(fullname, done) -> None:
+    """Resolve the rewrite's pending imports as an eager program would have run them,
+    until ``done()``: those aimed at ``fullname``, its package, then the rest
+    (:func:`_catch_up`); for a module's late globals (:mod:`lazify._late_globals`)."""
+    if _pending[0]:
+        _catch_up(fullname, done, True)
+
+
 def state_of(namespace):
     """The rewrite's state of the module whose globals are ``namespace``, or None."""
     obj = namespace.get("__lazy__")

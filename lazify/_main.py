@@ -13,17 +13,17 @@ def main(argv=None) -> int:
     if argv is None:
         argv = sys.argv[1:]
     if argv and argv[0] == "run":
-        from lazify._run import prepare
+        from lazify._run import exit_status, prepare
 
         # The program runs from this frame, right under the console script's: as few
         # frames below it as `python -m` puts there (lazify._run.Launch says why).
         launch = prepare(argv[1:])
         if launch.__class__ is int:
-            return launch
+            return exit_status(launch)
         try:
             exec(launch.code, launch.namespace)
         except BaseException as exc:
-            return launch.done(exc)
+            return exit_status(launch.done(exc))
         return launch.done()
     from lazify._cli import main as cli
 

@@ -44,7 +44,7 @@ def missing(module, name, fullname, marker):
     :func:`lazify._native._getattr_for`, asked them while lazy imports are pending):
     caught up when a pending import would have loaded it, else ``marker``."""
     namespace = module.__dict__
-    _catch_up(fullname, lambda: name in namespace or fullname in sys.modules)
+    catch_up(fullname, lambda: name in namespace or fullname in sys.modules)
     value = namespace.get(name, marker)
     if value is marker:
         value = sys.modules.get(fullname, marker)
@@ -81,13 +81,13 @@ def _pending(aim):
     return found
 
 
-def _catch_up(fullname, done) -> None:
+def catch_up(fullname, done) -> None:
     """Resolve pending lazy imports as an eager program would have run them, until
     ``done()``: those aimed at ``fullname`` or below, then those aimed at its package
     or below (a package's modules import each other: httpie's ``pygments.formatter``,
     which ``pygments.formatters.terminal`` imports), then the rest (any of them may
     load it in turn, through other packages).  Each runs once per catch-up; one that
-    fails is not tried again."""
+    fails is not tried again.  Also a module's late globals' (:mod:`lazify._late_globals`)."""
     tried = {}                           # id -> proxy (kept, so that ids stay unique)
     for aim in (fullname, fullname.rpartition(".")[0], None):
         progress = True

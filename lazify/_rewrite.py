@@ -10,6 +10,8 @@ import gc
 
 from ._ast_walk import walk
 from ._emit_ast import emit, emit_native
+from ._entry_points import AUDIT, AUDIT_CALL, LATE, LATE_CALL
+from ._late_globals import declared, late_globals
 from ._plan import header_position, plan_module
 from ._sources import extension_submodules, parse, submodule_imports
 
@@ -40,6 +42,9 @@ def plan_source(tree, source, path: str, *, module: str = "", is_package: bool =
 #: the word every import statement holds, for text and for bytes (indexed by
 #: ``type(source) is bytes``): keywords are ASCII in every source encoding Python reads
 _IMPORT = ("import", b"import")
+#: a module-level annotation makes its code name one of these (before 3.14 the
+#: ``__annotations__`` dict, from 3.14 the ``__annotate__`` function)
+_ANNOTATED = frozenset({"__annotations__", "__annotate__"})
 
 
 def rewrite_code(source, path: str, *, module: str = "", is_package: bool = False,
@@ -54,7 +59,15 @@ def rewrite_code(source, path: str, *, module: str = "", is_package: bool = Fals
         # would leave every statement as it is and compile the tree unchanged, which
         # gives the code compile() gives for the source, without building the tree
         # (a package is rewritten all the same: see plan_module).
-        return compile(source, path, "exec", dont_inherit=True, optimize=optimize)
+        code = compile(source, path, "exec", dont_inherit=True, optimize=optimize)
+        if _ANNOTATED.isdisjoint(code.co_names):
+            return code
+        tree = parse(source, path, optimize, validate=False)
+        late = late_globals(code, declared(tree))
+        if not late:
+            return code
+        _start_with_call(tree, LATE, LATE_CALL, late)
+        return compile(tree, path, "exec", dont_inherit=True, optimize=optimize)
     # The tree and what is made from it are freed by reference counting: the
     # cyclic collector would only walk them, about a tenth of the rewrite's time
     collecting = gc.isenabled()
@@ -65,6 +78,7 @@ def rewrite_code(source, path: str, *, module: str = "", is_package: bool = Fals
         # ``lazy`` statement itself
         tree = parse(source, path, optimize, validate=mechanism != "native")
         nodes = {}
+        late = declared(tree)            # before the emitter changes the tree
         plan = plan_source(tree, source, path, module=module, is_package=is_package,
                            mechanism=mechanism, future_flags=True, nodes=nodes)
         if plan.changes_module:
@@ -72,37 +86,46 @@ def rewrite_code(source, path: str, *, module: str = "", is_package: bool = Fals
             tree = emit_native(tree, plan) if plan.mechanism == "native" \
                 else emit(tree, plan, nodes)
         if plan.audit_hook:
-            _start_with_imports_done(tree)
+            _start_with_call(tree, AUDIT, AUDIT_CALL)
         # lazy ``from __future__`` imports are out of the tree: their features are flags
-        return compile(tree, path, "exec", plan.future_flags if plan.changes_module else 0,
-                       dont_inherit=True, optimize=optimize)
+        flags = plan.future_flags if plan.changes_module else 0
+        code = compile(tree, path, "exec", flags, dont_inherit=True, optimize=optimize)
+        late = late_globals(code, late) if late else ()
+        if not late:
+            return code
+        # a global declared by annotation alone: the module starts by asking for the
+        # hook's late-global catch-up (lazify._late_globals), compiled once more
+        _start_with_call(tree, LATE, LATE_CALL, late)
+        return compile(tree, path, "exec", flags, dont_inherit=True, optimize=optimize)
     finally:
         if collecting:
             gc.enable()
 
 
-def _start_with_imports_done(tree) -> None:
-    """Put ``__import__("lazify._audit", None, None, ("imports_done",))
-    .imports_done(__name__)`` first in the module after its docstring and ``from
-    __future__`` imports (a module that adds an audit hook: :mod:`lazify._audit`),
-    at the line of the statement it comes before."""
+def _start_with_call(tree, module, function, names=None) -> None:
+    """Put ``__import__(module, None, None, (function,)).function(__name__)`` (and
+    ``names``, a tuple of strings, when given) first in the module after its docstring
+    and ``from __future__`` imports, at the line of the statement it comes before: a
+    module that adds an audit hook (:mod:`lazify._audit`), or one with late globals
+    (:mod:`lazify._late_globals`)."""
     import ast
-
-    from ._entry_points import AUDIT, AUDIT_CALL
 
     body = tree.body
     index = header_position(tree)[0]
     where = body[index] if index < len(body) else (body[-1] if body else None)
     line = where.lineno if where is not None else 1
+    args = [ast.Name(id="__name__", ctx=ast.Load())]
+    if names is not None:
+        args.append(ast.Tuple([ast.Constant(name) for name in names], ast.Load()))
     call = ast.Call(
         func=ast.Attribute(
             value=ast.Call(func=ast.Name(id="__import__", ctx=ast.Load()),
-                           args=[ast.Constant(AUDIT), ast.Constant(None),
-                                 ast.Constant(None), ast.Tuple([ast.Constant(AUDIT_CALL)],
+                           args=[ast.Constant(module), ast.Constant(None),
+                                 ast.Constant(None), ast.Tuple([ast.Constant(function)],
                                                                ast.Load())],
                            keywords=[]),
-            attr=AUDIT_CALL, ctx=ast.Load()),
-        args=[ast.Name(id="__name__", ctx=ast.Load())], keywords=[])
+            attr=function, ctx=ast.Load()),
+        args=args, keywords=[])
     statement = ast.Expr(call)
     for node in walk(statement):
         node.lineno = node.end_lineno = line

@@ -711,8 +711,33 @@ def report(exc: BaseException, compiling: bool = False) -> int:
     exc.__traceback__ = tb
     sys.excepthook(type(exc), exc, tb)
     if isinstance(exc, KeyboardInterrupt):
+        global interrupted
+        interrupted = True
         return 130
     return 1
+
+
+#: the program ended in a KeyboardInterrupt, reported (its exit status 130 stands for it
+#: until the launcher raises it again: :func:`exit_status`)
+interrupted = False
+
+
+def exit_status(status: int) -> int:
+    """The launcher's exit status, or, after the program's KeyboardInterrupt was
+    reported, that interrupt raised again to the interpreter's top level with nothing
+    more printed: the interpreter then finalises (atexit handlers run) and ends itself
+    by SIGINT, as it does for ``python app.py``, so a shell sees the Ctrl-C (a loop
+    over the command stops; ``$?`` is 130 either way), not a plain exit status 130."""
+    if status != 130 or not interrupted:
+        return status
+    hook = sys.excepthook
+
+    def quiet(kind, value, tb):
+        if kind is not KeyboardInterrupt:
+            hook(kind, value, tb)
+
+    sys.excepthook = quiet
+    raise KeyboardInterrupt
 
 
 def _launchers() -> frozenset:

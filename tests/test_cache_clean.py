@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 
 from lazify import _cache
-from tests._util import run_python
+from tests._util import ROOT, run_python
 from tests.test_hook import MOD, lazify_pycs, write_tree
 
 
@@ -130,3 +131,51 @@ def test_clean_finds_the_files_below_pycache_prefix(tmp_path):
     assert "removed 3 files" in done.stdout, done.stdout + done.stderr
     left = [n for d, _, names in os.walk(below) for n in names]
     assert left == [f"mod.{sys.implementation.cache_tag}.pyc"]          # python's own
+
+
+def test_clean_dry_run_to_a_closed_pipe_ends_quietly(tmp_path):
+    """``lazify cache clean --dry-run | head -1``: the closed stdout ends the command
+    quietly (exit 1), as every command's; it was taken for a file that could not be
+    removed, one 'Broken pipe' line on stderr per file."""
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+    # more names than a pipe's buffer holds (64 KiB on Linux): the listing meets the close
+    for i in range(1500):
+        (tmp_path / f"m{i:04d}_{'x' * 60}.py").write_text("")
+        (cache / f"m{i:04d}_{'x' * 60}.cpython-311.opt-lazify0v1v0f8h0.pyc").write_bytes(b"")
+    proc = subprocess.Popen([sys.executable, "-m", "lazify", "cache", "clean", "--dry-run",
+                             str(tmp_path)], bufsize=0, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": ROOT})
+    proc.stdout.readline()
+    proc.stdout.close()       # as head does after its line
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert (proc.wait(timeout=120), err) == (1, "")
+    assert len(list(cache.iterdir())) == 1500
+
+
+def test_clean_lists_ten_files_it_cannot_remove_and_counts_the_rest(tmp_path, monkeypatch,
+                                                                      capsys):
+    """As nobody in a read-only environment every file fails alike: ten lines, then
+    one that counts the rest (as ``lazify compile`` lists its failures), not a line
+    for each of thousands of files."""
+    from lazify import _cache_clean
+
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+    for i in range(25):
+        (cache / f"m{i:02d}.cpython-311.opt-lazify0v1v0f8h0.pyc").write_bytes(b"x")
+
+    def refuse(path, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(_cache_clean.os, "unlink", refuse)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert _cache_clean.clean([str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "lazify cache clean: removed 0 files (0.0 MB); 25 could not be removed\n"
+    lines = err.splitlines()
+    assert lines[:10] == [f"lazify cache clean: cannot remove {cache}/m{i:02d}.cpython-311."
+                          "opt-lazify0v1v0f8h0.pyc: [Errno 13] Permission denied"
+                          for i in range(10)]
+    assert lines[10:] == ["lazify cache clean: 15 more files could not be removed (not listed)"]

@@ -13,7 +13,7 @@ import pytest
 
 from lazify._cli import main
 from tests._sample import sample
-from tests._util import ROOT, write
+from tests._util import ROOT, run_python, write
 
 
 def test_main_without_command_exits_2(capsys):
@@ -312,3 +312,20 @@ sys.exit(main(sys.argv[1:]))
                           capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": ROOT})
     assert (proc.returncode, proc.stderr) == (130, "lazify check: interrupted\n"), proc.stderr
+
+
+def test_status_names_a_sitecustomize_that_python_never_imports(tmp_path):
+    """The README's third way, ``lazify.install()`` in a ``sitecustomize.py``, does
+    nothing where another one comes first on ``sys.path`` (Debian's and Ubuntu's
+    standard library ships one, ahead of site-packages): ``lazify status`` says which
+    file would install it and which one Python imports instead."""
+    shipped, mine = tmp_path / "stdlib", tmp_path / "site-packages"
+    write(shipped, "sitecustomize.py", "# the distribution's own\n")
+    write(mine, "sitecustomize.py", "import lazify\nlazify.install()\n")
+    proc = run_python(["-m", "lazify", "status"], cwd=tmp_path, env_extra={
+        "PYTHONPATH": os.pathsep.join([ROOT, str(shipped), str(mine)])})
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines()[0] == (
+        "lazify is off: not enabled (`lazify enable`, or LAZIFY=1 for one run); "
+        f"{mine / 'sitecustomize.py'} would install it, but Python imports one "
+        f"sitecustomize, {shipped / 'sitecustomize.py'}, and never this one")

@@ -309,10 +309,17 @@ def test_usage_errors(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip() == ("lazify report: command not found: no-such-command-x "
                                    f"(not on PATH nor in {os.path.dirname(sys.executable)})")
-    proc = run_python(["-m", "lazify", "report", "-o", str(tmp_path / "missing" / "r.html"),
-                       "--rounds", "0", "--", sys.executable, "-c", "pass"], cwd=tmp_path)
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert "lazify report: cannot write" in proc.stderr
+    # an output that cannot be written is said before the command runs at all, not
+    # after its runs (the command leaves a file each time it runs)
+    ran = tmp_path / "ran"
+    for output, why in ((tmp_path / "missing" / "r.html", "No such file or directory"),
+                        (tmp_path, "Is a directory")):
+        proc = run_python(["-m", "lazify", "report", "-o", str(output), "--rounds", "0", "--",
+                           sys.executable, "-c", f"open({str(ran)!r}, 'a').close()"],
+                          cwd=tmp_path)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr
+        assert proc.stderr == f"lazify report: cannot write {output}: {why}\n"
+        assert not ran.exists()
 
 
 def test_a_command_beside_the_interpreter(tmp_path):

@@ -645,3 +645,23 @@ def test_the_command_line_api_runs_the_program_and_returns_its_status(tree):
                       "sys.exit(main(['run', 'frames.py']))"], cwd=tree)
     assert api.returncode == 3, api.stderr
     assert eval(api.stdout)[:3] == ["_run.py:run", "_run.py:main", "__init__.py:main"], api.stdout
+
+
+@pytest.mark.skipif(os.name != "posix", reason="ends by a signal on POSIX")
+def test_a_programs_keyboardinterrupt_ends_it_by_sigint_as_python_does(tmp_path):
+    """A program ended by an uncaught KeyboardInterrupt (Ctrl-C): python prints the
+    traceback, runs the atexit handlers and ends itself by SIGINT, so that a shell
+    sees the Ctrl-C (a loop over the command stops); ``lazify run``, from either
+    launcher, does the same, not a plain exit status 130."""
+    write(tmp_path, "prog.py", """
+        import atexit
+        atexit.register(print, "atexit ran")
+        raise KeyboardInterrupt
+    """)
+    plain = run_python(["prog.py"], cwd=tmp_path)
+    assert plain.returncode == -2 and plain.stdout == "atexit ran\n", plain
+    for launcher in (["-m", "lazify"],
+                     ["-c", "import sys; from lazify._main import main; sys.exit(main())"]):
+        lazy = run_python([*launcher, "run", "prog.py"], cwd=tmp_path)
+        assert (lazy.returncode, lazy.stdout, lazy.stderr) == \
+            (plain.returncode, plain.stdout, plain.stderr), launcher

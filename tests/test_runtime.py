@@ -409,6 +409,69 @@ def test_package_submodule_catch_up_answers_as_the_package_would(tmp_path):
     assert "token False" in lazy.stderr      # the probe caught nothing up
 
 
+def test_late_global_catch_up(tmp_path):
+    # black's shape: blib2to3.pygram declares its grammars by annotation alone and
+    # initialize() binds them (`global`); importing black.nodes calls it, and
+    # black.parsing imports black.nodes for a name it reads after pygram's grammars
+    # (`module 'blib2to3.pygram' has no attribute 'python_grammar'` where black's own
+    # cache directory could not be made, which is when black.main leaves it to that
+    # import).  A pending import that binds the declared name runs when it is read,
+    # the reading module's own first; a declared name nothing binds, and any other
+    # missing one, is the interpreter's AttributeError
+    files = {
+        "lib/__init__.py": "",
+        "lib/pygram.py": """
+            import os
+            grammar: str
+            never_bound: str
+            def initialize(name):
+                global grammar
+                grammar = os.path.basename(name)
+        """,
+        "app/__init__.py": "",
+        "app/nodes.py": """
+            from lib import pygram
+            pygram.initialize('/x/grammar.txt')
+            syms = 'syms'
+        """,
+        "app/parsing.py": """
+            from app.nodes import syms
+            from lib import pygram
+            def grammars():
+                return [pygram.grammar, syms]
+        """,
+        "heavy.py": "print('heavy executed')\n",
+        "early.py": "import heavy\ndef use():\n    return heavy\n",
+        "main.py": """
+            import sys
+            import early
+            from app import parsing
+            early.use
+            print(parsing.grammars(), "heavy" in sys.modules)
+            from lib import pygram
+            for name in ("other", "never_bound"):
+                try:
+                    getattr(pygram, name)
+                except AttributeError as exc:
+                    print(exc, exc.name, exc.obj is pygram, "heavy" in sys.modules)
+        """,
+    }
+    write_tree(tmp_path, files)
+    plain = run_python(["main.py"], cwd=tmp_path)
+    assert plain.returncode == 0, plain.stderr
+    assert plain.stdout.splitlines() == [
+        "heavy executed", "['grammar.txt', 'syms'] True",
+        "module 'lib.pygram' has no attribute 'other' other True True",
+        "module 'lib.pygram' has no attribute 'never_bound' never_bound True True"]
+    # the reader's own pending import binds it; a declared name nothing binds runs
+    # every pending import first, as the eager program had
+    assert lazy_output(tmp_path, files).splitlines() == [
+        "['grammar.txt', 'syms'] False",
+        "module 'lib.pygram' has no attribute 'other' other True False",
+        "heavy executed",
+        "module 'lib.pygram' has no attribute 'never_bound' never_bound True True"]
+
+
 def test_package_submodule_catch_up_passes_over_a_failing_pending_import(tmp_path):
     # a pending import that fails while a catch-up runs it does not stop the catch-up;
     # it raises its own error at its first use, as it would have without the catch-up

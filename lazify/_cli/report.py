@@ -43,6 +43,11 @@ def run(args) -> int:
     output = args.output
     if output is None:
         output = "-" if args.format == "json" else "lazify-report.html"
+    problem = None if output == "-" else _unwritable(output)
+    if problem is not None:
+        # said before the runs, not after them (a minute of rounds for nothing)
+        print(f"lazify report: cannot write {output}: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     excluding = configured_excluding()
     progress = _progress if sys.stderr is not None and sys.stderr.isatty() else None
     try:
@@ -79,6 +84,23 @@ def run(args) -> int:
         return EXIT_USAGE
     _print_summary(report, output, sys.stderr)
     return EXIT_OK if report["summary"]["ok"] else EXIT_DIFFERS
+
+
+def _unwritable(output: str):
+    """Why the page cannot be written to ``output`` (a missing directory, a directory,
+    no permission), else None; the write after the runs still reports what this cannot
+    foresee (a full disk)."""
+    import os
+
+    directory = os.path.dirname(os.path.abspath(output))
+    if os.path.isdir(output):
+        return "Is a directory"
+    if not os.path.isdir(directory):
+        return "No such file or directory"
+    exists = os.path.exists(output)
+    if not os.access(output if exists else directory, os.W_OK if exists else os.W_OK | os.X_OK):
+        return "Permission denied"
+    return None
 
 
 def _stdin_bytes() -> bytes | None:
