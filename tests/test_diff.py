@@ -122,6 +122,19 @@ def test_rewrite_usage_errors(project, capsys, argv):
     assert capsys.readouterr().err.startswith("lazify rewrite: ")
 
 
+@pytest.mark.parametrize("argv", [["src/app", "-o", "src/app"], ["src/app", "-o", "src/app/."],
+                                  ["src/app/lazy.py", "-o", "src/app/lazy.py"],
+                                  ["src/app/lazy.py", "-o", "src/app"]],
+                         ids=["tree-onto-itself", "tree-onto-itself-dot", "file-onto-itself",
+                              "file-into-its-directory"])
+def test_rewrite_never_writes_over_its_sources(project, capsys, argv):
+    before = _files(project / "src")
+    assert main(["rewrite", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("lazify rewrite: -o ") and "would replace the sources" in err, err
+    assert _files(project / "src") == before
+
+
 def test_rewrite_parse_error_reported_others_written(project, capsys):
     _tree(project / "src", {"app/broken.py": "import json\ndef f(:\n    pass\n"})
     assert main(["rewrite", "src/app", "-o", "out"]) == 1

@@ -25,6 +25,12 @@ def run(args) -> int:
         if os.path.exists(out) and not os.path.isdir(out):
             print(f"lazify rewrite: {out} exists and is not a directory", file=sys.stderr)
             return 2
+    if out is not None and _replaces(path, out):
+        # the rewritten files would take the sources' place: nothing left to rewrite
+        # from, and the generated code needs lazify to run (a build step writes a copy)
+        print(f"lazify rewrite: -o {out} would replace the sources it reads ({path}) with "
+              "the rewritten ones: give another OUT", file=sys.stderr)
+        return 2
     mechanism = planned_mechanism(args, "rewrite")
     failed: list[str] = []
     files = files_or_report("rewrite", [path], failed) if mechanism is not None else None
@@ -59,6 +65,22 @@ def run(args) -> int:
             print(f"lazify rewrite: {e.filename or dest}: {e.strerror or e}", file=sys.stderr)
             failed.append(dest)
     return 1 if failed else 0
+
+
+def _replaces(path: str, out: str) -> bool:
+    """Whether writing under OUT would overwrite PATH's own files: OUT is PATH's
+    directory itself, or (PATH a file) OUT, or OUT/NAME, is that file."""
+    if os.path.isdir(path):
+        targets = [out]
+    else:
+        targets = [out, os.path.join(out, os.path.basename(path))]
+    for target in targets:
+        try:
+            if os.path.samefile(target, path):
+                return True
+        except OSError:
+            pass
+    return False
 
 
 def _write(dest: str, data: bytes) -> None:
