@@ -281,22 +281,46 @@ def _in_stdlib(top):
     return False
 
 
+#: pure-Python modules of the standard library that import a module a build may lack,
+#: and that module: eagerly they raise ImportError although their file is there (Debian
+#: ships tkinter apart; a Python built without a library's headers has no ``_sqlite3``,
+#: ``_lzma``, ``_bz2``, ``_ctypes``...), so a guarded module's import of one asks for both
+_NEEDS = {"bz2": "_bz2", "ctypes": "_ctypes", "curses": "_curses", "lzma": "_lzma",
+          "sqlite3": "_sqlite3", "ssl": "_ssl", "tkinter": "_tkinter", "turtle": "tkinter"}
+
+
 def found_without_search(top):
     """Whether the top-level module ``top`` is known to be there without the finders'
-    search: found before, or a pure-Python module of the standard library."""
+    search: found before, or a pure-Python module of the standard library that needs
+    no module a build may lack."""
     if _findable.get(top) == len(sys.path):
         return True
-    if _in_stdlib(top):
+    if top not in _NEEDS and _in_stdlib(top):
         _findable[top] = len(sys.path)
         return True
     return False
 
 
+def missing_dependency(top):
+    """The module that the standard library's ``top`` imports and this build lacks
+    (``_sqlite3`` for ``sqlite3``), else None (a finder's error propagates)."""
+    needed = _NEEDS.get(top)
+    while needed is not None:
+        if needed in sys.modules:
+            if sys.modules[needed] is None:   # as the import system: not there
+                return needed
+        elif needed not in sys.builtin_module_names and find_spec(needed, None) is None:
+            return needed
+        needed = _NEEDS.get(needed)
+    return None
+
+
 def findable(top):
-    """Whether a finder has the top-level module ``top`` (a finder's error propagates)."""
+    """Whether a finder has the top-level module ``top``, and what it needs from the
+    standard library (a finder's error propagates)."""
     if found_without_search(top):
         return True
-    if find_spec(top, None) is None:
+    if find_spec(top, None) is None or missing_dependency(top) is not None:
         return False
     _findable[top] = len(sys.path)
     return True

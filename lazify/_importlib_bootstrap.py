@@ -37,7 +37,7 @@ from _thread import _local, get_ident
 from _weakref import ref
 
 from . import _settings
-from ._guarded import findable, guarded, machinery_file, submodule_spec
+from ._guarded import findable, guarded, machinery_file, missing_dependency, submodule_spec
 from ._native import lazy_import_type
 from ._settings import (absolute_name, is_excluded, lazy_importers, lazy_now, opted_in,
                         settings)
@@ -339,7 +339,12 @@ def _check_found(state, entry):
     except Exception:
         return                           # a finder's own trouble: leave it to the import
     if not there:
-        raise ModuleNotFoundError(f"No module named {top!r}", name=top)
+        try:
+            # a module of the standard library whose own import would fail: that name
+            missing = missing_dependency(top) or top
+        except Exception:
+            missing = top
+        raise ModuleNotFoundError(f"No module named {missing!r}", name=missing)
 
 
 def _loaded(name):

@@ -8,7 +8,10 @@ import sys
 
 import pytest
 
-from lazify._guarded import findable, guarded, handler_ranges
+from lazify._guarded import findable, guarded, handler_ranges, missing_dependency
+
+from tests._scenario import write_tree
+from tests._util import run_python
 
 
 def _offsets(code, opname):
@@ -207,3 +210,41 @@ def test_other_modules_are_still_searched(recorder):
     assert not findable("lazify_no_such_package_here")
     assert findable("pytest")
     assert recorder.asked == ["_bz2", "lazify_no_such_package_here", "pytest"]
+
+
+def test_a_stdlib_module_whose_extension_the_build_lacks_is_not_findable(recorder, monkeypatch):
+    """``sqlite3``'s file is there where the build has no ``_sqlite3`` (None in
+    sys.modules: what the import system reads as not there), so its import fails."""
+    assert findable("sqlite3") and missing_dependency("sqlite3") is None
+    import lazify._guarded as guarded_module
+
+    guarded_module.forget_findable()
+    monkeypatch.setitem(sys.modules, "_sqlite3", None)
+    assert missing_dependency("sqlite3") == "_sqlite3"
+    assert not findable("sqlite3")
+
+
+@pytest.mark.parametrize("mechanism", [
+    "rewrite",
+    pytest.param("native", marks=pytest.mark.skipif(
+        not hasattr(sys, "set_lazy_imports_filter"), reason="PEP 810 lazy imports are 3.15+"))])
+def test_a_guarded_plugin_whose_stdlib_import_fails_raises_in_the_try(tmp_path, mechanism):
+    # a build without _sqlite3 (a Python built without its headers; Debian's without
+    # python3-tk has turtle.py and no tkinter): eagerly the plugin's `import sqlite3`
+    # raises in the caller's try; the file of sqlite3 being there must not make it lazy
+    write_tree(tmp_path, {
+        "plugin.py": "import sqlite3\n",
+        "main.py": "import sys\n"
+                   "sys.modules['_sqlite3'] = None\n"
+                   "try:\n"
+                   "    import plugin\n"
+                   "except ImportError as e:\n"
+                   "    print('fallback', type(e).__name__, e.name)\n"
+                   "else:\n"
+                   "    print('plugin imported')\n",
+    })
+    plain = run_python(["main.py"], cwd=tmp_path)
+    assert plain.stdout == "fallback ModuleNotFoundError _sqlite3\n"
+    lazy = run_python(["-m", "lazify", "run", "main.py"], cwd=tmp_path,
+                      env_extra={"LAZIFY_MECHANISM": mechanism})
+    assert lazy.stdout == plain.stdout, lazy.stderr
