@@ -285,8 +285,9 @@ def _in_stdlib(top):
 #: and that module: eagerly they raise ImportError although their file is there (Debian
 #: ships tkinter apart; a Python built without a library's headers has no ``_sqlite3``,
 #: ``_lzma``, ``_bz2``, ``_ctypes``...), so a guarded module's import of one asks for both
-_NEEDS = {"bz2": "_bz2", "ctypes": "_ctypes", "curses": "_curses", "lzma": "_lzma",
-          "sqlite3": "_sqlite3", "ssl": "_ssl", "tkinter": "_tkinter", "turtle": "tkinter"}
+_NEEDS = {"bz2": "_bz2", "crypt": "_crypt", "ctypes": "_ctypes", "curses": "_curses",
+          "gzip": "zlib", "idlelib": "tkinter", "lzma": "_lzma", "sqlite3": "_sqlite3",
+          "ssl": "_ssl", "tkinter": "_tkinter", "turtle": "tkinter", "turtledemo": "tkinter"}
 
 
 def found_without_search(top):
