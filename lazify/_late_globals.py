@@ -23,7 +23,7 @@ for a name it lacks.
 
 import sys
 
-_MISSING = object()
+from . import _native
 
 
 def declared(tree) -> frozenset:
@@ -61,12 +61,7 @@ def answer(module, name, names):
     if name in names and name not in namespace and _catch_up(
             module.__name__, namespace, name, _reader(sys._getframe(1))):
         return namespace[name]
-    hook = namespace.pop("__getattr__", _MISSING)
-    try:
-        return type(module).__getattribute__(module, name)
-    finally:
-        if hook is not _MISSING:
-            namespace.setdefault("__getattr__", hook)
+    return _native.interpreters_answer(module, name)
 
 
 def _reader(frame):
@@ -90,7 +85,6 @@ def _catch_up(fullname, namespace, name, reader) -> bool:
     def done():
         return name in namespace
 
-    from . import _native
     from ._settings import runtime
 
     lazy_type = _native.lazy_import_type()

@@ -127,8 +127,13 @@ def _package_getattr(module, name):
         value = _catch_up(module, name)
         if value is not _MISSING:
             return value
-    # the interpreter's own answer, without this hook: its exact AttributeError
-    # (partially initialised modules, names shadowing a library, suggestions)
+    return interpreters_answer(module, name)
+
+
+def interpreters_answer(module, name):
+    """``module.name`` as the interpreter answers it without the module's
+    ``__getattr__`` (lazify's, asking): its exact AttributeError (partially initialised
+    modules, names shadowing a library, suggestions)."""
     namespace = module.__dict__
     hook = namespace.pop("__getattr__", _MISSING)
     try:
