@@ -319,8 +319,12 @@ def missing_dependency(top):
 def findable(top):
     """Whether a finder has the top-level module ``top``, and what it needs from the
     standard library (a finder's error propagates)."""
-    if found_without_search(top):
-        return True
+    return found_without_search(top) or found_by_search(top)
+
+
+def found_by_search(top):
+    """:func:`findable` where :func:`found_without_search` said no: the finders'
+    search, remembered when it finds ``top``."""
     if find_spec(top, None) is None or missing_dependency(top) is not None:
         return False
     _findable[top] = len(sys.path)

@@ -12,7 +12,8 @@ settings and guarded-import check.
 
 import sys
 
-from ._guarded import findable, found_without_search, guarded, known_guarded, submodule_spec
+from ._guarded import (findable, found_by_search, found_without_search, guarded, known_guarded,
+                       submodule_spec)
 from ._settings import lazy_importers, lazy_now, opted_in, settings
 
 def lazy_import_type():
@@ -67,6 +68,7 @@ def lazy_imports_filter(importer, name, fromlist):
     # matters where the importing module is imported under an ImportError handler.
     frame = sys._getframe(1)
     known = known_guarded(frame)
+    search = findable
     if known is None:
         # a module known to be there without a search (the standard library's, one
         # found before) is lazy whether the body is guarded or not: no walk up the
@@ -74,13 +76,14 @@ def lazy_imports_filter(importer, name, fromlist):
         try:
             if found_without_search(top):
                 return True
+            search = found_by_search     # asked already: not twice
         except Exception:
             pass
         known = guarded(frame)
     if not known:
         return True
     try:
-        return findable(top)
+        return search(top)
     except Exception:
         return True                      # a finder's own trouble: leave it to the import
 

@@ -63,11 +63,7 @@ def rewrite_code(source, path: str, *, module: str = "", is_package: bool = Fals
         if _ANNOTATED.isdisjoint(code.co_names):
             return code
         tree = parse(source, path, optimize, validate=False)
-        late = late_globals(code, declared(tree))
-        if not late:
-            return code
-        _start_with_call(tree, LATE, LATE_CALL, late)
-        return compile(tree, path, "exec", dont_inherit=True, optimize=optimize)
+        return _marked_late(code, tree, declared(tree), path, 0, optimize)
     # The tree and what is made from it are freed by reference counting: the
     # cyclic collector would only walk them, about a tenth of the rewrite's time
     collecting = gc.isenabled()
@@ -90,16 +86,21 @@ def rewrite_code(source, path: str, *, module: str = "", is_package: bool = Fals
         # lazy ``from __future__`` imports are out of the tree: their features are flags
         flags = plan.future_flags if plan.changes_module else 0
         code = compile(tree, path, "exec", flags, dont_inherit=True, optimize=optimize)
-        late = late_globals(code, late) if late else ()
-        if not late:
-            return code
-        # a global declared by annotation alone: the module starts by asking for the
-        # hook's late-global catch-up (lazify._late_globals), compiled once more
-        _start_with_call(tree, LATE, LATE_CALL, late)
-        return compile(tree, path, "exec", flags, dont_inherit=True, optimize=optimize)
+        return _marked_late(code, tree, late, path, flags, optimize)
     finally:
         if collecting:
             gc.enable()
+
+
+def _marked_late(code, tree, declared_names, path, flags, optimize):
+    """``code``, or, where the module has late globals among ``declared_names`` (a global
+    declared by annotation alone, :mod:`lazify._late_globals`), ``tree`` compiled again
+    starting with the call that asks for the hook's late-global catch-up."""
+    late = late_globals(code, declared_names) if declared_names else ()
+    if not late:
+        return code
+    _start_with_call(tree, LATE, LATE_CALL, late)
+    return compile(tree, path, "exec", flags, dont_inherit=True, optimize=optimize)
 
 
 def _start_with_call(tree, module, function, names=None) -> None:
